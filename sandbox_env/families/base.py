@@ -1,0 +1,101 @@
+"""What every family provides, and the plain data that passes between build, run and grade."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from sandbox_env.grading import Grader
+    from sandbox_env.sandbox.handle import Sandbox
+
+METRIC_NAMES = (
+    "module_imported",
+    "checks_passed",
+    "suite_usable",
+    "correct_but_naive",
+    "tests_passed",
+    "tampered",
+    "scoring_error",
+)
+DIFFICULTIES = ("easy", "medium", "hard")
+_JSON_FIELDS = ("files", "collect", "grading")
+
+
+@dataclass
+class TaskRow:
+    """One task, compiled: what the model sees, what to lay out, what grading needs."""
+
+    task_id: str
+    family: str
+    difficulty: str
+    category: str
+    prompt: str
+    files: dict[str, str] = field(default_factory=dict)
+    collect: list[str] = field(default_factory=list)
+    grading: dict[str, Any] = field(default_factory=dict)
+
+    def to_row(self) -> dict[str, Any]:
+        info = {k: v for k, v in asdict(self).items() if k not in _JSON_FIELDS}
+        info.update({k: json.dumps(getattr(self, k), sort_keys=True) for k in _JSON_FIELDS})
+        return {"question": self.prompt, "answer": "", "task": self.family, "info": info}
+
+    @classmethod
+    def from_info(cls, info: dict[str, Any]) -> TaskRow:
+        data = dict(info)
+        for k in _JSON_FIELDS:
+            if isinstance(data.get(k), str):
+                data[k] = json.loads(data[k])
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+@dataclass
+class Grade:
+    """The outcome of grading one rollout; stored as state["grade"]."""
+
+    score: float
+    reason: str
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    metrics: dict[str, float] = field(default_factory=dict)
+    scoring_error: str | None = None
+    tampered: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def harness_fault(cls, reason: str) -> Grade:
+        return cls(score=0.0, reason=f"scoring error: {reason}", scoring_error=reason)
+
+    @classmethod
+    def tamper(cls, reason: str, checks: list[dict[str, Any]] | None = None) -> Grade:
+        return cls(score=0.0, reason=f"tampered: {reason}", checks=checks or [], tampered=True)
+
+
+def read_task_toml(folder: Path) -> dict[str, Any]:
+    """The task.toml of a task folder, with the fields every family needs checked."""
+    path = folder / "task.toml"
+    data = tomllib.loads(path.read_text())
+    for key in ("id", "difficulty", "category", "spec"):
+        if key not in data:
+            raise ValueError(f"{path}: missing required key {key!r}")
+    if data["id"] != folder.name:
+        raise ValueError(f"{path}: id {data['id']!r} differs from its folder name {folder.name!r}")
+    if data["difficulty"] not in DIFFICULTIES:
+        raise ValueError(f"{path}: difficulty must be one of {DIFFICULTIES}, got {data['difficulty']!r}")
+    return data
+
+
+class Family(Protocol):
+    name: str
+
+    def compile_task(self, folder: Path) -> TaskRow: ...
+
+    async def setup(self, sb: Sandbox, task: TaskRow) -> None: ...
+
+    async def collect(self, sb: Sandbox, task: TaskRow) -> dict[str, Any]: ...
+
+    async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader) -> Grade: ...

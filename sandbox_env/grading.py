@@ -1,0 +1,68 @@
+"""Grading runs: a fresh container per run, a grader program, and a report read back by nonce."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from sandbox_env.sandbox.docker_backend import DockerSandboxClient, ExecResult
+from sandbox_env.sandbox.handle import Sandbox
+
+RUNTIME = "/opt/websandbox/runtime"
+PYTHON = "/opt/venv/bin/python"
+
+
+class ReportError(RuntimeError):
+    """No well-formed report came back from a grading run."""
+
+
+def make_nonce() -> str:
+    return secrets.token_hex(16)
+
+
+def read_report(result: ExecResult, nonce: str) -> dict[str, Any]:
+    """The last report framed by the nonce on the grader's stdout."""
+    marker = f"\n{nonce}\n"
+    text = result.stdout
+    end = text.rfind(marker)
+    start = text.rfind(marker, 0, end) if end > 0 else -1
+    if start < 0 or end < 0:
+        tail = (result.stderr or result.stdout)[-800:].strip()
+        state = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+        raise ReportError(f"the grader sent no report ({state}){': ' + tail if tail else ''}")
+    try:
+        report = json.loads(text[start + len(marker) : end])
+    except ValueError as exc:
+        raise ReportError(f"the grader's report is not valid JSON: {exc}") from exc
+    if not isinstance(report, dict):
+        raise ReportError("the grader's report is not a JSON object")
+    return report
+
+
+class Grader:
+    """Runs grader programs in fresh containers of the runtime image."""
+
+    def __init__(self, client: DockerSandboxClient, image: str) -> None:
+        self.client = client
+        self.image = image
+
+    async def run(self, files: dict[str, bytes | str], argv: list[str], stdin: bytes = b"",
+                  timeout: float = 90) -> ExecResult:  # fmt: skip
+        sid = await self.client._run(self.client.create_sync, self.image, None, "grading")
+        try:
+            await self.client._run(self.client.wait_sync, sid, 60.0)
+            sb = Sandbox(self.client, sid)
+            await sb.write_files(files)
+            return await sb.exec(argv, stdin=stdin, timeout=timeout, max_output=64 << 20)
+        finally:
+            await self.client._run(self.client.delete_sync, sid)
+
+    async def run_program(self, program: str, request: dict[str, Any], files: dict[str, bytes | str],
+                          timeout: float = 90) -> tuple[ExecResult, dict[str, Any]]:  # fmt: skip
+        """Run runtime/<program> with the request on stdin; return the raw result and its report."""
+        nonce = make_nonce()
+        stdin = json.dumps({**request, "nonce": nonce}).encode() + b"\n"
+        argv = [PYTHON, "-E", "-s", f"{RUNTIME}/{program}"]
+        result = await self.run(files, argv, stdin=stdin, timeout=timeout)
+        return result, read_report(result, nonce)

@@ -1,0 +1,57 @@
+"""Scripted rollouts without a model: the same setup, tools, collect and grade as the env.
+
+Used by build_tasks.py --verify, the tests and the benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandbox_env.families import get_family
+from sandbox_env.families.base import Grade, TaskRow
+from sandbox_env.grading import Grader
+from sandbox_env.sandbox.docker_backend import DockerSandboxClient
+from sandbox_env.sandbox.handle import Sandbox
+from sandbox_env.tools import run_bash, run_code
+
+
+@dataclass
+class ScriptedRun:
+    grade: Grade
+    outputs: list[str] = field(default_factory=list)
+
+
+async def call_tool(sb: Sandbox, tool: str, args: dict[str, Any], timeout: float = 30) -> str:
+    if tool == "bash":
+        return await run_bash(sb, args["command"], timeout)
+    if tool == "execute_code":
+        return await run_code(sb, args["code"], timeout)
+    raise ValueError(f"unknown tool {tool!r}")
+
+
+async def grade_final(task: TaskRow, final: dict[str, Any], grader: Grader) -> Grade:
+    try:
+        return await get_family(task.family).grade(final, task, grader)
+    except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
+        return Grade.harness_fault(f"{type(exc).__name__}: {exc}")
+
+
+async def scripted_rollout(client: DockerSandboxClient, image: str, task: TaskRow,
+                           calls: list[dict[str, Any]], timeout: float = 30) -> ScriptedRun:  # fmt: skip
+    """Start a sandbox, play the tool calls, take the final state out, grade it."""
+    family = get_family(task.family)
+    sid = await client._run(client.create_sync, image)
+    outputs: list[str] = []
+    try:
+        await client._run(client.wait_sync, sid, 60.0)
+        sb = Sandbox(client, sid)
+        await family.setup(sb, task)
+        for call in calls:
+            outputs.append(await call_tool(sb, call["tool"], call["args"], timeout))
+        final = await family.collect(sb, task)
+    finally:
+        await client._run(client.delete_sync, sid)
+    final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
+    return ScriptedRun(await grade_final(task, final, Grader(client, image)), outputs)

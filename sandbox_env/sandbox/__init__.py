@@ -1,0 +1,1 @@
+"""Sandbox backends: one interface (the prime-sandboxes client protocol), one module a backend."""
