@@ -143,7 +143,7 @@ def build_image(base: str = "auto", force: bool = False, say: Progress = _say) -
         say(f"building {tag} from {base_image}")
         stream = client.api.build(
             path=str(ctx), tag=tag, buildargs={"BASE": base_image}, network_mode="none",
-            rm=True, forcerm=True, decode=True, labels={"websandbox.image": image_hash()},
+            rm=True, forcerm=True, decode=True,
         )  # fmt: skip
         for chunk in stream:
             if "error" in chunk:
