@@ -1,0 +1,63 @@
+"""Shared fixtures: one image build and one Docker client for the whole run.
+
+Tests marked `docker` start real containers. Without a reachable engine they are
+skipped locally, but under CI=true that is a failure: a suite that skips
+everything proves nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from sandbox_env.sandbox.engine import DockerUnavailableError, docker_client
+
+
+def _engine_problem() -> str | None:
+    try:
+        docker_client()
+        return None
+    except DockerUnavailableError as exc:
+        return str(exc)
+
+
+def pytest_collection_modifyitems(config, items):
+    problem = _engine_problem()
+    if problem is None:
+        return
+    if os.environ.get("CI", "").lower() == "true":
+        raise pytest.UsageError(f"CI=true and the Docker engine is unreachable: {problem}")
+    skip = pytest.mark.skip(reason=f"Docker engine unreachable: {problem}")
+    for item in items:
+        if "docker" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def image() -> str:
+    from sandbox_env.image import ensure_image
+
+    return ensure_image()
+
+
+@pytest.fixture(scope="session")
+def client():
+    from sandbox_env.sandbox.docker_backend import DockerSandboxClient
+
+    c = DockerSandboxClient()
+    yield c
+    c.teardown()
+
+
+@pytest.fixture
+async def sandbox(client, image):
+    """A fresh ready sandbox, removed after the test."""
+    from sandbox_env.sandbox.handle import Sandbox
+
+    sid = await client._run(client.create_sync, image)
+    try:
+        await client._run(client.wait_sync, sid, 60.0)
+        yield Sandbox(client, sid)
+    finally:
+        await client._run(client.delete_sync, sid)
