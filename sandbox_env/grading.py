@@ -43,12 +43,14 @@ def read_report(result: ExecResult, nonce: str) -> dict[str, Any]:
 class Grader:
     """Runs grader programs in fresh containers of the runtime image."""
 
-    def __init__(self, client: DockerSandboxClient, image: str) -> None:
+    def __init__(self, client: DockerSandboxClient, image: str, timeout: float = 90) -> None:
         self.client = client
         self.image = image
+        self.timeout = timeout  # default limit of one grading run (load_environment's timeout_seconds)
 
     async def run(self, files: dict[str, bytes | str], argv: list[str], stdin: bytes = b"",
-                  timeout: float = 90) -> ExecResult:  # fmt: skip
+                  timeout: float | None = None) -> ExecResult:  # fmt: skip
+        timeout = self.timeout if timeout is None else timeout
         sid = await self.client._run(self.client.create_sync, self.image, None, "grading")
         try:
             await self.client._run(self.client.wait_sync, sid, 60.0)
@@ -59,7 +61,7 @@ class Grader:
             await self.client._run(self.client.delete_sync, sid)
 
     async def run_program(self, program: str, request: dict[str, Any], files: dict[str, bytes | str],
-                          timeout: float = 90) -> tuple[ExecResult, dict[str, Any]]:  # fmt: skip
+                          timeout: float | None = None) -> tuple[ExecResult, dict[str, Any]]:  # fmt: skip
         """Run runtime/<program> with the request on stdin; return the raw result and its report."""
         nonce = make_nonce()
         stdin = json.dumps({**request, "nonce": nonce}).encode() + b"\n"
