@@ -71,7 +71,7 @@ class AgentChannel:
             self._sock.settimeout(remaining)
             try:
                 chunk = self._sock.recv(262144)
-            except socket.timeout as exc:
+            except TimeoutError as exc:
                 raise TimeoutError from exc
             if not chunk:
                 tail = bytes(self._stderr[-2000:]).decode("utf-8", "replace").strip()

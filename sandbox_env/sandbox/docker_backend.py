@@ -14,7 +14,7 @@ import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -257,7 +257,7 @@ class DockerSandboxClient:
                            timeout: int | None = None) -> FileUploadResponse:  # fmt: skip
         await self.call(sandbox_id, {"op": "write", "files": {file_path: base64.b64encode(file_bytes).decode()}},
                         timeout=float(timeout or 60))  # fmt: skip
-        return FileUploadResponse(success=True, path=file_path, size=len(file_bytes), timestamp=datetime.now(timezone.utc))
+        return FileUploadResponse(success=True, path=file_path, size=len(file_bytes), timestamp=datetime.now(UTC))
 
     async def upload_file(self, sandbox_id: str, file_path: str, local_file_path: str,
                           timeout: int | None = None) -> FileUploadResponse:  # fmt: skip
@@ -297,7 +297,7 @@ class DockerSandboxClient:
             ]  # fmt: skip
         ok, failed = [], []
         results = await asyncio.gather(*(self._run(self.delete_sync, s) for s in ids), return_exceptions=True)
-        for sid, res in zip(ids, results):
+        for sid, res in zip(ids, results, strict=True):
             if isinstance(res, Exception):
                 failed.append({"id": sid, "error": str(res)})
             else:

@@ -1,0 +1,53 @@
+"""websandbox: Django and FastAPI tasks in a Docker sandbox, graded by what the code does."""
+
+from __future__ import annotations
+
+import verifiers as vf
+
+from sandbox_env.dataset import build_dataset, load_rows, select_rows
+from sandbox_env.env import SYSTEM_PROMPT, WebSandboxEnv
+from sandbox_env.image import ensure_image
+from sandbox_env.sandbox.docker_backend import Limits
+
+DEFAULT_MAX_TURNS = {"orm": 5}
+
+
+def load_environment(
+    family: str | list[str] | None = None,
+    difficulty: str | list[str] | None = None,
+    category: str | list[str] | None = None,
+    task_ids: list[str] | None = None,
+    max_turns: int | None = None,
+    timeout_seconds: float = 90,
+    timeout_per_command_seconds: float = 30,
+    output_cap: int = 8000,
+    image: str | None = None,
+    build_image: bool = True,
+    backend: str = "docker",
+    cpus: float = 1.0,
+    memory_mb: int = 1024,
+    pids_limit: int = 256,
+    workspace_mb: int = 256,
+    tmp_mb: int = 256,
+    network: bool = False,
+    rollout_timeout_seconds: float | None = None,
+    system_prompt: str = SYSTEM_PROMPT,
+) -> vf.Environment:
+    """Build the environment; every argument is documented in this folder's README."""
+    rows = select_rows(load_rows(), family=family, difficulty=difficulty, category=category, task_ids=task_ids)
+    if max_turns is None:
+        families = {r["info"]["family"] for r in rows}
+        max_turns = max(DEFAULT_MAX_TURNS.get(f, 20) for f in families)
+    return WebSandboxEnv(
+        dataset=build_dataset(rows),
+        image=image or ensure_image(build_if_missing=build_image),
+        backend=backend,
+        limits=Limits(cpus=cpus, memory_mb=memory_mb, pids=pids_limit, workspace_mb=workspace_mb,
+                      tmp_mb=tmp_mb, network=network),  # fmt: skip
+        timeout_per_command_seconds=timeout_per_command_seconds,
+        grading_timeout_seconds=timeout_seconds,
+        output_cap=output_cap,
+        max_turns=max_turns,
+        system_prompt=system_prompt,
+        timeout_seconds=rollout_timeout_seconds,
+    )

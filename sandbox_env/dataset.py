@@ -1,0 +1,58 @@
+"""The shipped task dataset, filtered the way load_environment's arguments ask."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from datasets import Dataset
+
+DATA_FILE = Path(__file__).resolve().parent / "data" / "tasks.jsonl"
+
+
+def load_rows(path: Path = DATA_FILE) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: run `python build_tasks.py` to compile the task sources")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _as_list(value: str | list[str] | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [value] if isinstance(value, str) else list(value)
+
+
+def select_rows(rows: list[dict[str, Any]], family: str | list[str] | None = None,
+                difficulty: str | list[str] | None = None, category: str | list[str] | None = None,
+                task_ids: list[str] | None = None, include_smoke: bool = False) -> list[dict[str, Any]]:  # fmt: skip
+    """Rows matching every given filter; unknown values are errors that list what exists."""
+    filters = {"family": _as_list(family), "difficulty": _as_list(difficulty), "category": _as_list(category)}
+    for key, wanted in filters.items():
+        if wanted is None:
+            continue
+        known = sorted({r["info"][key] for r in rows})
+        unknown = [w for w in wanted if w not in known]
+        if unknown:
+            raise ValueError(f"unknown {key} {', '.join(map(repr, unknown))}; known: {', '.join(known)}")
+    if task_ids is not None:
+        known_ids = {r["info"]["task_id"] for r in rows}
+        unknown = [t for t in task_ids if t not in known_ids]
+        if unknown:
+            raise ValueError(f"unknown task id(s) {', '.join(map(repr, unknown))}; see sandbox_env/tasks/ for the ids")
+    out = []
+    for r in rows:
+        info = r["info"]
+        if task_ids is not None and info["task_id"] not in task_ids:
+            continue
+        if task_ids is None and filters["family"] is None and info["family"] == "smoke" and not include_smoke:
+            continue
+        if all(wanted is None or info[key] in wanted for key, wanted in filters.items()):
+            out.append(r)
+    if not out:
+        raise ValueError("no task matches the filters " + json.dumps({**filters, "task_ids": task_ids}))
+    return out
+
+
+def build_dataset(rows: list[dict[str, Any]]) -> Dataset:
+    return Dataset.from_list(rows)
