@@ -41,7 +41,7 @@ def check_tool_args(tool_name: str, args: dict[str, Any]) -> None:
     if tool_name not in _PUBLIC_ARGS:
         raise ToolArgumentError(f"unknown tool {tool_name!r}; the tools are: {', '.join(_PUBLIC_ARGS)}")
     spec = _PUBLIC_ARGS[tool_name]
-    usage = ", ".join(f"{k} ({t.__name__})" for k, t in spec.items())
+    usage = ", ".join(f"{k} (string)" for k in spec)
     extra = sorted(set(args) - set(spec))
     if extra:
         raise ToolArgumentError(f"{tool_name} got unexpected argument(s) {', '.join(map(repr, extra))}; it takes: {usage}")
@@ -50,7 +50,7 @@ def check_tool_args(tool_name: str, args: dict[str, Any]) -> None:
         raise ToolArgumentError(f"{tool_name} is missing required argument(s) {', '.join(map(repr, missing))}; it takes: {usage}")
     for key, typ in spec.items():
         if not isinstance(args[key], typ):
-            raise ToolArgumentError(f"{tool_name}: {key!r} must be a {typ.__name__}, got {type(args[key]).__name__}")
+            raise ToolArgumentError(f"{tool_name}: {key!r} must be a string, got {type(args[key]).__name__}")
 
 
 def _metric(name: str):

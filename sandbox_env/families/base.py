@@ -41,7 +41,8 @@ class TaskRow:
     def to_row(self) -> dict[str, Any]:
         info = {k: v for k, v in asdict(self).items() if k not in _JSON_FIELDS}
         info.update({k: json.dumps(getattr(self, k), sort_keys=True) for k in _JSON_FIELDS})
-        return {"question": self.prompt, "answer": "", "task": self.family, "info": info}
+        # verifiers 0.3.1 reads a `task` column as a serialized payload, so the family lives in info only.
+        return {"question": self.prompt, "answer": "", "info": info}
 
     @classmethod
     def from_info(cls, info: dict[str, Any]) -> TaskRow:

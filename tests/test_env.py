@@ -1,0 +1,119 @@
+"""The verifiers env end to end: real rollouts driven by a scripted policy over HTTP, no model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from verifiers.types import ClientConfig
+
+from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
+from sandbox_env.env import ToolArgumentError, check_tool_args
+from sandbox_env.sandbox.docker_backend import LABEL
+from sandbox_env.sandbox.engine import docker_client
+
+
+def test_tool_calls_with_missing_extra_or_mistyped_arguments_are_explained():
+    with pytest.raises(ToolArgumentError, match="missing required argument.*'command'; it takes: command \\(string\\)"):
+        check_tool_args("bash", {})
+    with pytest.raises(ToolArgumentError, match="unexpected argument.*'timeout'"):
+        check_tool_args("bash", {"command": "ls", "timeout": 5})
+    with pytest.raises(ToolArgumentError, match="'code' must be a string, got int"):
+        check_tool_args("execute_code", {"code": 5})
+    with pytest.raises(ToolArgumentError, match="unknown tool 'python'; the tools are: bash, execute_code"):
+        check_tool_args("python", {"code": "1"})
+    check_tool_args("execute_code", {"code": "1"})
+
+
+def test_unknown_task_ids_and_filters_are_errors_that_list_what_exists():
+    from sandbox_env.dataset import load_rows, select_rows
+
+    with pytest.raises(ValueError, match="unknown task id.*'nope'"):
+        select_rows(load_rows(), task_ids=["nope"])
+    with pytest.raises(ValueError, match="unknown family 'sql'; known:"):
+        select_rows(load_rows(), family="sql")
+
+
+def _containers() -> list[str]:
+    return [c["Id"] for c in docker_client().api.containers(all=True, filters={"label": LABEL})]
+
+
+@pytest.fixture(scope="module")
+def smoke_script(tmp_path_factory):
+    path = tmp_path_factory.mktemp("policy") / "script.json"
+    path.write_text(json.dumps({
+        "smoke_sum": {"calls": [
+            {"tool": "execute_code", "args": {"code": "total = sum(range(1, 101))"}},
+            {"tool": "execute_code", "args": {"code": "total"}},
+            {"tool": "bash", "args": {"command": "whoami; pwd"}},
+            {"tool": "bash", "args": {"command": "ls", "timeout": 3}},
+            {"tool": "execute_code", "args": {"code": "open('/workspace/sum.txt', 'w').write(str(total))"}},
+        ], "final": "written"},
+        "smoke_hello": {"calls": [{"tool": "bash", "args": {"command": "kill -9 -1"}}]},
+    }))  # fmt: skip
+    return path
+
+
+@pytest.fixture(scope="module")
+def env(image):
+    import websandbox
+
+    e = websandbox.load_environment(family="smoke", image=image)
+    yield e
+    e.sandbox_client.teardown()
+
+
+async def _rollout(env, task_id: str, url: str, retries: int = 2):
+    rows = env.get_eval_dataset()
+    row = next(r for r in rows if r["info"]["task_id"] == task_id)
+    client = ClientConfig(api_base_url=url, api_key_var=POLICY_KEY_VAR, max_retries=retries)
+    return await env.rollout(row, client, "script")
+
+
+@pytest.mark.docker
+async def test_scripted_rollout_runs_both_tools_keeps_the_namespace_and_leaves_nothing(env, smoke_script, monkeypatch):
+    monkeypatch.setenv(POLICY_KEY_VAR, "local")
+    before = set(_containers())
+    server, url = start_policy_server("reference", smoke_script, "127.0.0.1", 0)
+    try:
+        state = await _rollout(env, "smoke_sum", url)
+    finally:
+        server.should_exit = True
+    tool_outputs = [m.content for m in state["completion"] if m.role == "tool"]
+    assert tool_outputs[1] == "5050"  # the namespace survived between calls
+    assert tool_outputs[2] == "sandbox\n/workspace".replace("\\n", "\n")
+    assert "unexpected argument" in tool_outputs[3]
+    assert state["grade"]["score"] == 1.0 and state.get("scoring_error") is None
+    assert set(_containers()) - before == set()
+
+
+@pytest.mark.docker
+async def test_a_rollout_that_breaks_its_sandbox_scores_zero_with_a_scoring_error(env, smoke_script, monkeypatch):
+    monkeypatch.setenv(POLICY_KEY_VAR, "local")
+    before = set(_containers())
+    server, url = start_policy_server("reference", smoke_script, "127.0.0.1", 0)
+    try:
+        state = await _rollout(env, "smoke_hello", url)
+    finally:
+        server.should_exit = True
+    assert state["grade"]["score"] == 0.0
+    assert state["scoring_error"]
+    assert set(_containers()) - before == set()
+
+
+@pytest.mark.docker
+async def test_a_rollout_whose_model_call_raises_leaves_no_container(env, monkeypatch):
+    monkeypatch.setenv(POLICY_KEY_VAR, "local")
+    before = set(_containers())
+    state = await _rollout(env, "smoke_sum", "http://127.0.0.1:9/v1", retries=0)  # nothing listens on port 9
+    assert state.get("error") is not None
+    assert state["grade"]["score"] == 0.0
+    assert set(_containers()) - before == set()
+
+
+@pytest.mark.docker
+async def test_teardown_removes_every_container_of_the_env(env):
+    sid = await env.sandbox_client._run(env.sandbox_client.create_sync, env.image)
+    assert sid in _containers()
+    await env.teardown_sandboxes()
+    assert sid not in _containers()
