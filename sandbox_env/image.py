@@ -69,6 +69,18 @@ def _image_exists(client: docker.DockerClient, tag: str) -> bool:
 
 
 def _fill_wheelhouse(dest: Path, say: Progress) -> None:
+    """Copy the pinned wheels into the build context, downloading them once per requirements file."""
+    reqs = (IMAGES_DIR / "requirements.txt").read_bytes()
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "websandbox" / (
+        "wheels-" + hashlib.sha256(reqs).hexdigest()[:12]
+    )
+    if not (cache / ".complete").exists():
+        _download_wheels(cache, say)
+        (cache / ".complete").touch()
+    shutil.copytree(cache, dest, ignore=shutil.ignore_patterns(".complete"))
+
+
+def _download_wheels(dest: Path, say: Progress) -> None:
     say("downloading pinned wheels for CPython 3.13 on the host")
     cmd = [
         sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
@@ -83,13 +95,16 @@ def _fill_wheelhouse(dest: Path, say: Progress) -> None:
 def _make_debootstrap_base(client: docker.DockerClient, say: Progress) -> str:
     if _image_exists(client, DEBOOTSTRAP_BASE):
         return DEBOOTSTRAP_BASE
-    if shutil.which("debootstrap") is None:
-        raise RuntimeError(
-            f"cannot pull {PULL_BASE} and debootstrap is not installed: "
-            "install it (apt-get install debootstrap) or make the base image reachable"
-        )
     if os.geteuid() != 0:
-        raise RuntimeError("debootstrap needs root: run the image build as root (or with sudo)")
+        raise RuntimeError(
+            f"cannot pull {PULL_BASE}, and making a Debian base with debootstrap needs root: "
+            "run `websandbox build-image` as root (or with sudo), or make the base image reachable"
+        )
+    if shutil.which("debootstrap") is None:
+        if shutil.which("apt-get") is None:
+            raise RuntimeError(f"cannot pull {PULL_BASE} and debootstrap is not installed: install debootstrap")
+        say("installing debootstrap with apt-get")
+        subprocess.run(["apt-get", "install", "-y", "-q", "debootstrap"], check=True, stdout=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory(prefix="websandbox-root-") as tmp:
         root = Path(tmp) / "root"
         say(f"no base image can be pulled: making Debian trixie with debootstrap from {DEBIAN_MIRROR}")
