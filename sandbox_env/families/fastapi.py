@@ -1,0 +1,293 @@
+"""The fastapi family: the model writes /workspace/app.py exposing `app`; real requests grade it.
+
+Task source: sandbox_env/tasks/fastapi/<id>/
+  task.toml     id, difficulty, category, title, spec (the written specification), and
+                [[checks]] in the check language of fastapi_checks.py (2 to 6 checks).
+                Optional: files (a table of starting files), openapi_url (default
+                "/openapi.json"; "" when the app serves none), catch_all (true when the spec
+                itself asks for a route matching every path, which turns off the unknown-path
+                canaries).
+  reference.py  the reference app; it must score 1.0.
+
+Grading. The host turns every check into one session of requests; every session runs
+against a freshly imported app.py with its own TestClient. Canary requests made up on
+the host at grading time (random unknown paths, GET /openapi.json with a random extra
+query parameter) are slipped into random sessions at random places, and the sessions are
+sent in a random order, so neither position nor path tells them apart. The driver
+(runtime/http_driver.py) reports raw responses; the host evaluates expectations (which
+never enter a container) and judges canaries (fastapi_checks.judge_canaries). Reward =
+the fraction of checks passing. Canaries that come out wrong, or an app that replaced the
+test client's or httpx's request methods, give 0.0 with tampered = True.
+
+Who is at fault when no final report comes back. The driver writes framed progress notes
+("started", "importing", "serving") on the private report channel. If the last one is
+"importing" or "serving", the app was running in the process when it ended (os._exit,
+sys.exit in a thread, a signal, closing the report fd) or hung past the limit: the
+submission's failure, score 0.0, no scoring_error. If there is no frame at all, or the
+last one is "started", the driver itself failed before reaching the app: a scoring_error.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from sandbox_env.families.base import Grade, TaskRow, read_task_toml
+from sandbox_env.families.fastapi_checks import (
+    CheckError,
+    evaluate_check,
+    judge_canaries,
+    lay_out,
+    make_canaries,
+    normalize_check,
+    passes_for_catch_all,
+)
+from sandbox_env.grading import Grader, ReportError
+from sandbox_env.sandbox.handle import Sandbox
+
+APP_PATH = "app.py"
+REQUEST_TIMEOUT = 10.0
+MIN_CHECKS, MAX_CHECKS = 2, 6
+HEREDOC = "WEBSANDBOX_APP_EOF"
+
+PROMPT_TAIL = """\
+Deliverable: write the application to /workspace/app.py. The module must expose the
+application as a module-level variable named `app`; it is imported as a module, not run
+as a script (no uvicorn.run needed).
+
+How it is checked: HTTP requests are sent to `app` through fastapi.testclient.TestClient,
+used as a context manager (lifespan startup and shutdown run), and some checks read the
+generated OpenAPI document at GET /openapi.json, so declare parameters, bodies and
+responses the way FastAPI documents them. Each group of requests starts from a freshly
+imported app.py, so data kept in memory starts empty for each group. Every request must
+be answered within 10 seconds. Available: Python 3.13, FastAPI 0.165, Starlette 1.10,
+Pydantic 2.14, python-multipart; no network and no other packages."""
+
+CONTROLS = {
+    "empty": "",
+    "no_app": "import fastapi\n\napplication = fastapi.FastAPI()\n",
+    "syntax": "from fastapi import FastAPI\n\napp = FastAPI(\n\n@app.get('/')\ndef root():\n    return {}\n",
+    "catch_all": (
+        "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n"
+        '@app.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])\n'
+        "def catch_all(path: str):\n    return {}\n"
+    ),
+}
+CONTROL_BOUNDS = {"empty": 0.0, "no_app": 0.0, "syntax": 0.0, "catch_all": 0.02}
+TIER_MINIMUMS = {"easy": 5, "medium": 12, "hard": 17}
+FAMILY_MINIMUMS = {"tasks": 34, "checks": 113}
+
+
+def build_prompt(meta: dict[str, Any]) -> str:
+    title = meta.get("title", "").strip()
+    head = f"# {title}\n\n" if title else ""
+    return f"{head}{meta['spec'].strip()}\n\n{PROMPT_TAIL}"
+
+
+class FastAPIFamily:
+    name = "fastapi"
+
+    def compile_task(self, folder: Path) -> TaskRow:
+        meta = read_task_toml(folder)
+        raw_checks = meta.get("checks") or []
+        if not MIN_CHECKS <= len(raw_checks) <= MAX_CHECKS:
+            raise CheckError(f"{folder.name}: needs {MIN_CHECKS} to {MAX_CHECKS} checks, has {len(raw_checks)}")
+        checks = [normalize_check(c, f"{folder.name} check {i + 1}") for i, c in enumerate(raw_checks)]
+        names = [c["name"] for c in checks]
+        if len(set(names)) != len(names):
+            raise CheckError(f"{folder.name}: check names must be unique")
+        weak = [c["name"] for c in checks if passes_for_catch_all(c)]
+        if weak:
+            raise CheckError(f"{folder.name}: an app answering 200 {{}} everywhere would pass {weak}")
+        if not (folder / "reference.py").is_file():
+            raise CheckError(f"{folder.name}: no reference.py")
+        return TaskRow(
+            task_id=meta["id"], family=self.name, difficulty=meta["difficulty"], category=meta["category"],
+            prompt=build_prompt(meta), files=dict(meta.get("files", {})), collect=list(meta.get("collect", [APP_PATH])),
+            grading={"checks": checks, "openapi_url": meta.get("openapi_url", "/openapi.json"),
+                     "catch_all": bool(meta.get("catch_all", False)), "request_timeout": REQUEST_TIMEOUT},
+        )  # fmt: skip
+
+    def reference_calls(self, folder: Path) -> list[dict[str, Any]]:
+        """One bash call writing the reference with a quoted heredoc, then an import check."""
+        source = (folder / "reference.py").read_text()
+        if HEREDOC in source:
+            raise CheckError(f"{folder.name}: reference.py contains the heredoc delimiter")
+        command = f"cat > /workspace/app.py <<'{HEREDOC}'\n{source.rstrip()}\n{HEREDOC}\ncd /workspace && python -c 'import app'"
+        return [{"tool": "bash", "args": {"command": command}}]
+
+    async def setup(self, sb: Sandbox, task: TaskRow) -> None:
+        if task.files:
+            await sb.write_files(dict(task.files))
+        await sb.start_python()
+
+    async def collect(self, sb: Sandbox, task: TaskRow) -> dict[str, Any]:
+        files = await sb.read_files(list(task.collect or [APP_PATH]))
+        return {"files": {p: (None if d is None else d.decode("utf-8", "replace")) for p, d in files.items()}}
+
+    async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader) -> Grade:
+        checks = task.grading["checks"]
+        files = {p: s for p, s in (final.get("files") or {}).items() if s is not None}
+        if APP_PATH not in files:
+            return _failed(checks, "/workspace/app.py does not exist", imported=False)
+        rng = random.SystemRandom()
+        openapi_url = task.grading.get("openapi_url", "/openapi.json")
+        canaries = make_canaries(rng, openapi_url, task.grading.get("catch_all", False))
+        layout = lay_out(checks, len(canaries), rng)
+
+        def request_of(tag: tuple[str, int, int]) -> dict[str, Any]:
+            kind, a, b = tag
+            return canaries[a]["request"] if kind == "canary" else checks[a]["steps"][b]["request"]
+
+        timeout = grader.timeout
+        request = {
+            "sessions": [[request_of(t) for t in session] for session in layout],
+            "request_timeout": task.grading.get("request_timeout", REQUEST_TIMEOUT),
+            "deadline": max(3.0, timeout - max(5.0, 0.15 * timeout)),
+        }
+        try:
+            result, report = await grader.run_program("http_driver.py", request, files, timeout=timeout)
+        except ReportError as exc:
+            return Grade.harness_fault(f"the HTTP driver never reached the app: {exc}")
+        stage = report.get("stage")
+        if stage != "done":
+            how = "did not finish within the grading limit" if result.timed_out else f"ended it (exit code {result.exit_code})"
+            if stage == "importing":
+                return _failed(checks, f"importing app.py {how} before any report was made", imported=False)
+            if stage == "serving":
+                return _failed(checks, f"the app, while serving requests, {how} before any report was made", imported=True)
+            return Grade.harness_fault(f"the HTTP driver stopped at stage {stage!r} ({how})")
+        if not report.get("imported"):
+            error = (report.get("import_error") or "").strip()
+            last = error.splitlines()[-1] if error else "unknown error"
+            return _failed(checks, f"app.py failed to import: {last}", imported=False, detail=error)
+        if not report.get("has_app"):
+            return _failed(checks, "app.py imported, but it defines no module-level `app`", imported=True)
+        if report.get("stalled"):
+            st = report["stalled"]
+            return _failed(checks, f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
+                           imported=True)  # fmt: skip
+        return _score(checks, canaries, layout, report, openapi_url)
+
+    async def verify_task(self, folder: Path, task: TaskRow, ctx: Any) -> list[Any]:
+        """Reference through a scripted rollout (bash heredoc), then the controls through grading."""
+        import asyncio
+        import time
+
+        from build_tasks import Control
+        from sandbox_env.rollout import grade_final, scripted_rollout
+
+        grader = Grader(ctx.client, ctx.image)
+        ref = await scripted_rollout(ctx.client, ctx.image, task, self.reference_calls(folder))
+
+        async def timed(source: str) -> tuple[Grade, float]:
+            t0 = time.perf_counter()
+            g = await grade_final(task, {"files": {APP_PATH: source}}, grader)
+            return g, time.perf_counter() - t0
+
+        reference_source = (folder / "reference.py").read_text()
+        again, seconds = await timed(reference_source)
+        rest = await asyncio.gather(*(timed(src) for src in CONTROLS.values()))
+        out = [_control(Control, "reference", ref.grade, 1.0), _control(Control, "ref_direct", again, 1.0, seconds)]
+        for (name, _), (grade, secs) in zip(CONTROLS.items(), rest, strict=True):
+            out.append(_control(Control, name, grade, 0.0, secs))
+        return out
+
+    def summarize(self, rows: list[TaskRow], controls: dict[str, list[Any]]) -> tuple[list[str], bool]:
+        """Per-tier counts and reference scores, the four control means, grading time; ok=False when a bound fails."""
+        import statistics
+
+        lines: list[str] = []
+        ok = True
+        n_checks = sum(len(r.grading["checks"]) for r in rows)
+        for tier in ("easy", "medium", "hard"):
+            tier_rows = [r for r in rows if r.difficulty == tier]
+            refs = [_score_of(controls[r.task_id], "reference") for r in tier_rows]
+            mean = sum(refs) / len(refs) if refs else 0.0
+            checks = sum(len(r.grading["checks"]) for r in tier_rows)
+            lines.append(f"{tier:<6} {len(tier_rows):3d} tasks  {checks:3d} checks  reference mean {mean:.3f}")
+            if len(tier_rows) < TIER_MINIMUMS[tier] and len(rows) >= FAMILY_MINIMUMS["tasks"]:
+                lines.append(f"  ! fewer than {TIER_MINIMUMS[tier]} {tier} tasks")
+                ok = False
+        lines.append(f"total  {len(rows):3d} tasks  {n_checks:3d} checks")
+        for name, bound in CONTROL_BOUNDS.items():
+            scores = [_score_of(controls[r.task_id], name) for r in rows]
+            mean = sum(scores) / len(scores) if scores else 0.0
+            good = mean <= bound
+            ok = ok and good
+            lines.append(f"control {name:<10} mean {mean:.3f} (bound {bound:.3f}) {'ok' if good else 'OUT OF BOUND'}")
+        tampered = [f"{r.task_id}:{c.name}" for r in rows for c in controls[r.task_id] if (c.metrics or {}).get("tampered")]
+        lines.append(f"tampered flags on references/controls: {len(tampered)}{' ' + ', '.join(tampered) if tampered else ''}")
+        ok = ok and not tampered
+        times = [c.metrics["seconds"] for r in rows for c in controls[r.task_id]
+                 if c.name == "ref_direct" and c.metrics and "seconds" in c.metrics]  # fmt: skip
+        if times:
+            lines.append(f"reference grading time per task: median {statistics.median(times):.2f} s, max {max(times):.2f} s")
+        return lines, ok
+
+
+def _score_of(controls: list[Any], name: str) -> float:
+    return next((c.score for c in controls if c.name == name), 0.0)
+
+
+def _control(cls: Any, name: str, grade: Grade, want: float, seconds: float | None = None) -> Any:
+    ok = grade.score == want and not grade.tampered and not grade.scoring_error
+    detail = grade.reason
+    failing = [f"{c['name']}: {c['detail']}" for c in grade.checks if not c["passed"]]
+    if want == 1.0 and failing:
+        detail += " | " + " | ".join(failing[:3])
+    metrics = {"tampered": float(grade.tampered)}
+    if seconds is not None:
+        metrics["seconds"] = seconds
+    return cls(name, grade.score, ok, detail, metrics)
+
+
+def _failed(checks: list[dict[str, Any]], reason: str, *, imported: bool, detail: str = "") -> Grade:
+    """Every check failed for one reason that is the submission's, not the harness's."""
+    text = detail or reason
+    rows = [{"name": c["name"], "passed": False, "detail": f"not run: {text}"} for c in checks]
+    return Grade(0.0, reason, rows, {"module_imported": float(imported), "checks_passed": 0.0, "tampered": 0.0})
+
+
+def _score(checks: list[dict[str, Any]], canaries: list[dict[str, Any]], layout: list[list[tuple[str, int, int]]],
+           report: dict[str, Any], openapi_url: str) -> Grade:  # fmt: skip
+    sessions = report.get("sessions") or []
+    step_resp: dict[tuple[int, int], dict[str, Any]] = {}
+    canary_resp: list[dict[str, Any] | None] = [None] * len(canaries)
+    check_error: dict[int, str | None] = {}
+    for tags, session in zip(layout, sessions + [None] * (len(layout) - len(sessions)), strict=True):
+        responses = (session or {}).get("responses") or []
+        for tag, resp in zip(tags, responses, strict=False):
+            if tag[0] == "canary":
+                canary_resp[tag[1]] = resp
+            else:
+                step_resp[(tag[1], tag[2])] = resp
+        for tag in tags:
+            if tag[0] == "step":
+                check_error[tag[1]] = (session or {}).get("error") or (None if session else "the session did not run")
+    rows = []
+    for ci, check in enumerate(checks):
+        responses = []
+        for si in range(len(check["steps"])):
+            if (ci, si) not in step_resp:
+                break
+            responses.append(step_resp[(ci, si)])
+        rows.append(evaluate_check(check, responses, check_error.get(ci)))
+    passed = sum(r["passed"] for r in rows)
+    fraction = passed / len(checks)
+    metrics = {"module_imported": 1.0, "checks_passed": fraction, "tampered": 0.0}
+    check_openapi = [resp for (ci, si), resp in step_resp.items()
+                     if checks[ci]["steps"][si]["request"]["method"] == "GET"
+                     and checks[ci]["steps"][si]["request"]["path"] == openapi_url]  # fmt: skip
+    problems = [f"the app replaced {name}" for name in report.get("integrity") or []]
+    problems += judge_canaries(canaries, canary_resp, openapi_url, check_openapi)
+    if problems:
+        metrics["tampered"] = 1.0
+        return Grade(0.0, "tampered: " + "; ".join(problems), rows, metrics, tampered=True)
+    failing = [r["name"] for r in rows if not r["passed"]]
+    reason = f"{passed}/{len(checks)} checks pass" + (f"; failing: {', '.join(failing)}" if failing else "")
+    return Grade(fraction, reason, rows, metrics)
+
+
+FAMILY = FastAPIFamily()

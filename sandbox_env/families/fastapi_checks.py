@@ -1,0 +1,573 @@
+"""The fastapi family's check language: normalising checks, evaluating expectations, canaries.
+
+Pure host-side logic (no Docker): expectations are evaluated here and never leave the host.
+
+A check is {"name", "steps": [{"request": {...}, "expect": {...}}]}; it passes only when
+every expectation of every step holds. In task.toml a check is written either with a
+`steps` list or, for one request, with the request keys and `expect` at the check's level.
+
+Request keys: method (default GET), path, query (table; a list value repeats the
+parameter), headers (table), cookies (table, sent as one Cookie header), json, form
+(table; a list value repeats the field), files (list of {field, filename, content,
+content_type}), content (raw text body).
+
+Expectation keys:
+  status            the status code
+  json              the body, parsed as JSON, equals this
+  json_has          the body contains this (objects: these keys, recursively; lists: same length)
+  json_at           list of {at = [keys...], <op> = value}: a value at a path of the JSON body, e.g.
+                    ["paths", "/items/", "get", "parameters", {name = "q"}, "schema", "type"].
+                    A table in `at` selects the first list element that contains it; a "$ref"
+                    met on the way is followed. Ops: equals, has, contains (list element or
+                    substring), keys (exact set of object keys), exists (true/false), len.
+  headers           {name = value}: a header has exactly this value (names are case-insensitive)
+  header_contains   {name = text}: a header's value contains this text
+  headers_present / headers_absent   lists of header names
+  empty             true: the body is empty
+  text / text_contains   the body as text equals / contains this
+  sse               list of events parsed from a text/event-stream body, in order, count exact;
+                    each is compared by the keys it gives: data (raw text), data_json (data
+                    parsed as JSON), event, id, retry
+Expected values may use markers: {"$any": true}, {"$type": "string"|"integer"|"number"|
+"boolean"|"null"|"array"|"object"}, {"$regex": "..."}, {"$unordered": [...]} (a list in any
+order), {"$absent": true} (as an object value: the key must not be there), {"$range": [lo, hi]}.
+TOML has no null: the string "$null" stands for JSON null in requests and expectations.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+from typing import Any
+
+MISSING = object()
+NULL = "$null"
+REQUEST_KEYS = {"method", "path", "query", "headers", "cookies", "json", "form", "files", "content"}
+EXPECT_KEYS = {"status", "json", "json_has", "json_at", "headers", "header_contains", "headers_present",
+               "headers_absent", "empty", "text", "text_contains", "sse"}  # fmt: skip
+AT_OPS = {"equals", "has", "contains", "keys", "exists", "len"}
+METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+_TYPES = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+class CheckError(ValueError):
+    """A check in a task source is malformed."""
+
+
+# -- normalising task sources ---------------------------------------------------------------
+
+
+def denull(value: Any) -> Any:
+    """Replace the "$null" stand-in with None, recursively."""
+    if value == NULL:
+        return None
+    if isinstance(value, dict):
+        return {k: denull(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [denull(v) for v in value]
+    return value
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _pairs(table: dict[str, Any]) -> list[list[str]]:
+    out: list[list[str]] = []
+    for key, value in table.items():
+        for item in value if isinstance(value, list) else [value]:
+            out.append([key, _scalar_text(item)])
+    return out
+
+
+def normalize_request(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    unknown = set(raw) - REQUEST_KEYS
+    if unknown:
+        raise CheckError(f"{where}: unknown request key(s) {sorted(unknown)}")
+    if "path" not in raw or not str(raw["path"]).startswith("/"):
+        raise CheckError(f"{where}: a request needs a path starting with /")
+    method = str(raw.get("method", "GET")).upper()
+    if method not in METHODS:
+        raise CheckError(f"{where}: unknown method {method!r}")
+    req: dict[str, Any] = {"method": method, "path": raw["path"]}
+    if raw.get("query"):
+        req["query"] = _pairs(raw["query"])
+    headers = _pairs(raw.get("headers") or {})
+    if raw.get("cookies"):
+        headers.append(["cookie", "; ".join(f"{k}={_scalar_text(v)}" for k, v in raw["cookies"].items())])
+    if headers:
+        req["headers"] = headers
+    if "json" in raw:
+        req["json"] = denull(raw["json"])
+    if "form" in raw:
+        req["form"] = {k: ([_scalar_text(x) for x in v] if isinstance(v, list) else _scalar_text(v))
+                       for k, v in raw["form"].items()}  # fmt: skip
+    if "files" in raw:
+        req["files"] = [[f["field"], f.get("filename", "upload.txt"), f.get("content", ""),
+                         f.get("content_type", "text/plain")] for f in raw["files"]]  # fmt: skip
+    if "content" in raw:
+        req["content"] = str(raw["content"])
+    if sum(k in req for k in ("json", "content")) + (("form" in req or "files" in req) and 1) > 1:
+        raise CheckError(f"{where}: give one body: json, content, or form/files")
+    return req
+
+
+def normalize_expect(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    unknown = set(raw) - EXPECT_KEYS
+    if unknown:
+        raise CheckError(f"{where}: unknown expectation(s) {sorted(unknown)}")
+    if not raw:
+        raise CheckError(f"{where}: a step needs at least one expectation")
+    exp = denull(raw)
+    for item in exp.get("json_at", []):
+        ops = set(item) - {"at"}
+        if "at" not in item or len(ops) != 1 or not ops <= AT_OPS:
+            raise CheckError(f"{where}: json_at items need `at` and exactly one of {sorted(AT_OPS)}, got {item}")
+    for key in ("headers", "header_contains"):
+        if key in exp:
+            exp[key] = {k.lower(): str(v) for k, v in exp[key].items()}
+    for key in ("headers_present", "headers_absent"):
+        if key in exp:
+            exp[key] = [k.lower() for k in exp[key]]
+    return exp
+
+
+def normalize_check(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    name = raw.get("name")
+    if not name:
+        raise CheckError(f"{where}: a check needs a name")
+    where = f"{where} ({name})"
+    if "steps" in raw:
+        extra = set(raw) - {"name", "steps"}
+        if extra:
+            raise CheckError(f"{where}: with `steps`, put {sorted(extra)} inside the steps")
+        raw_steps = raw["steps"]
+    else:
+        raw_steps = [{k: v for k, v in raw.items() if k != "name"}]
+    steps = []
+    for i, step in enumerate(raw_steps, 1):
+        if "expect" not in step:
+            raise CheckError(f"{where}: step {i} has no expect table")
+        req = normalize_request({k: v for k, v in step.items() if k != "expect"}, f"{where} step {i}")
+        steps.append({"request": req, "expect": normalize_expect(step["expect"], f"{where} step {i}")})
+    if not steps:
+        raise CheckError(f"{where}: no steps")
+    return {"name": name, "steps": steps}
+
+
+# -- comparing values -------------------------------------------------------------------------
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = "<missing>" if value is MISSING else json.dumps(value, sort_keys=True, default=repr)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+MARKERS = {"$any", "$type", "$regex", "$range", "$unordered", "$absent"}
+
+
+def _is_marker(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in MARKERS
+
+
+def diff(expected: Any, actual: Any, path: str = "$", subset: bool = False) -> str | None:
+    """None when `actual` matches `expected`, else where and how they first differ."""
+    if _is_marker(expected):
+        return _marker_diff(expected, actual, path, subset)
+    if actual is MISSING:
+        return f"{path}: missing (expected {_short(expected)})"
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return f"{path}: expected an object, got {_short(actual)}"
+        for key, exp in expected.items():
+            sub = f"{path}.{key}"
+            if _is_marker(exp) and "$absent" in exp:
+                if key in actual:
+                    return f"{sub}: must be absent, got {_short(actual[key])}"
+                continue
+            problem = diff(exp, actual.get(key, MISSING), sub, subset)
+            if problem:
+                return problem
+        if not subset:
+            extra = sorted(set(actual) - set(expected))
+            if extra:
+                return f"{path}: unexpected key(s) {', '.join(map(repr, extra))}"
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return f"{path}: expected a list, got {_short(actual)}"
+        if len(expected) != len(actual):
+            return f"{path}: expected {len(expected)} item(s), got {len(actual)}: {_short(actual)}"
+        for i, (exp, act) in enumerate(zip(expected, actual, strict=True)):
+            problem = diff(exp, act, f"{path}[{i}]", subset)
+            if problem:
+                return problem
+        return None
+    if _same_scalar(expected, actual):
+        return None
+    return f"{path}: expected {_short(expected)}, got {_short(actual)}"
+
+
+def _same_scalar(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        return expected == actual
+    return type(expected) is type(actual) and expected == actual
+
+
+def _marker_diff(marker: dict[str, Any], actual: Any, path: str, subset: bool) -> str | None:
+    (kind, arg), = marker.items()  # fmt: skip
+    if kind == "$absent":
+        return None if actual is MISSING else f"{path}: must be absent, got {_short(actual)}"
+    if actual is MISSING:
+        return f"{path}: missing"
+    if kind == "$any":
+        return None
+    if kind == "$type":
+        return None if _TYPES[arg](actual) else f"{path}: expected a {arg}, got {_short(actual)}"
+    if kind == "$regex":
+        ok = isinstance(actual, str) and re.fullmatch(arg, actual) is not None
+        return None if ok else f"{path}: expected text matching /{arg}/, got {_short(actual)}"
+    if kind == "$range":
+        ok = isinstance(actual, int | float) and not isinstance(actual, bool) and arg[0] <= actual <= arg[1]
+        return None if ok else f"{path}: expected a number in [{arg[0]}, {arg[1]}], got {_short(actual)}"
+    if kind == "$unordered":
+        if not isinstance(actual, list) or len(actual) != len(arg):
+            return f"{path}: expected {len(arg)} item(s) in any order, got {_short(actual)}"
+        left = list(actual)
+        for exp in arg:
+            hit = next((i for i, act in enumerate(left) if diff(exp, act, path, subset) is None), None)
+            if hit is None:
+                return f"{path}: no item matches {_short(exp)} (got {_short(actual)})"
+            left.pop(hit)
+        return None
+    raise CheckError(f"unknown marker {kind!r}")  # pragma: no cover - MARKERS guards this
+
+
+def navigate(doc: Any, at: list[Any]) -> tuple[Any, str]:
+    """The value at a path (MISSING if absent) and the path walked, following $ref."""
+    node, walked = doc, "$"
+    for step in at:
+        if isinstance(node, dict) and "$ref" in node and not (isinstance(step, str) and step in node):
+            node = _resolve_ref(doc, node["$ref"])
+        if isinstance(step, dict):
+            if not isinstance(node, list):
+                return MISSING, walked
+            node = next((item for item in node if diff(step, item, subset=True) is None), MISSING)
+            walked += f"[{_short(step, 60)}]"
+        elif isinstance(step, int) and not isinstance(step, bool):
+            node = node[step] if isinstance(node, list) and -len(node) <= step < len(node) else MISSING
+            walked += f"[{step}]"
+        else:
+            node = node.get(step, MISSING) if isinstance(node, dict) else MISSING
+            walked += f"[{step!r}]" if "/" in str(step) or "." in str(step) else f".{step}"
+        if node is MISSING:
+            return MISSING, walked
+    if isinstance(node, dict) and "$ref" in node and len(node) == 1:
+        node = _resolve_ref(doc, node["$ref"])
+    return node, walked
+
+
+def _resolve_ref(doc: Any, ref: Any) -> Any:
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        return MISSING
+    node = doc
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        node = node.get(part, MISSING) if isinstance(node, dict) else MISSING
+        if node is MISSING:
+            return MISSING
+    return node
+
+
+def at_diff(doc: Any, item: dict[str, Any]) -> str | None:
+    value, walked = navigate(doc, item["at"])
+    (op, arg), = ((k, v) for k, v in item.items() if k != "at")  # fmt: skip
+    if op == "exists":
+        present = value is not MISSING
+        return None if present == bool(arg) else f"{walked}: {'missing' if arg else 'must be absent, got ' + _short(value)}"
+    if value is MISSING:
+        return f"{walked}: missing"
+    if op == "equals":
+        return diff(arg, value, walked)
+    if op == "has":
+        return diff(arg, value, walked, subset=True)
+    if op == "keys":
+        if not isinstance(value, dict):
+            return f"{walked}: expected an object, got {_short(value)}"
+        got = sorted(value)
+        return None if got == sorted(arg) else f"{walked}: expected keys {sorted(arg)}, got {got}"
+    if op == "len":
+        if not isinstance(value, list | dict | str):
+            return f"{walked}: has no length ({_short(value)})"
+        return None if len(value) == arg else f"{walked}: expected length {arg}, got {len(value)}"
+    if op == "contains":
+        if isinstance(value, str):
+            return None if isinstance(arg, str) and arg in value else f"{walked}: {_short(value)} does not contain {arg!r}"
+        if isinstance(value, list):
+            if any(diff(arg, item, subset=True) is None for item in value):
+                return None
+            return f"{walked}: no item matches {_short(arg)} (got {_short(value)})"
+        return f"{walked}: expected a list or text, got {_short(value)}"
+    raise CheckError(f"unknown json_at op {op!r}")
+
+
+# -- responses -------------------------------------------------------------------------------
+
+
+def body_text(resp: dict[str, Any]) -> str:
+    if "text" in resp:
+        return resp["text"]
+    return base64.b64decode(resp.get("b64", "")).decode("utf-8", "replace")
+
+
+def body_bytes_len(resp: dict[str, Any]) -> int:
+    if "text" in resp:
+        return len(resp["text"].encode())
+    return len(base64.b64decode(resp.get("b64", "")))
+
+
+def header_values(resp: dict[str, Any], name: str) -> list[str]:
+    return [v for k, v in resp.get("headers", []) if k.lower() == name]
+
+
+def parse_sse(text: str) -> list[dict[str, Any]]:
+    """Events of a text/event-stream body, as the HTML spec's parser sees them (comments skipped)."""
+    events: list[dict[str, Any]] = []
+    data: list[str] = []
+    event: dict[str, Any] = {}
+    for line in re.split(r"\r\n|\r|\n", text):
+        if line == "":
+            if data or event:
+                if data:
+                    event["data"] = "\n".join(data)
+                events.append(event)
+            data, event = [], {}
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if field == "data":
+            data.append(value)
+        elif field in ("event", "id"):
+            event[field] = value
+        elif field == "retry" and value.isdigit():
+            event["retry"] = int(value)
+    if data or event:
+        if data:
+            event["data"] = "\n".join(data)
+        events.append(event)
+    return events
+
+
+def _sse_diff(expected: list[dict[str, Any]], text: str) -> str | None:
+    got = parse_sse(text)
+    if len(got) != len(expected):
+        return f"SSE: expected {len(expected)} event(s), got {len(got)}: {_short(got, 240)}"
+    for i, (exp, act) in enumerate(zip(expected, got, strict=True)):
+        for key, want in exp.items():
+            if key == "data_json":
+                raw = act.get("data")
+                try:
+                    value = json.loads(raw) if raw is not None else MISSING
+                except ValueError:
+                    return f"SSE event {i}: data is not JSON: {raw!r}"
+                problem = diff(want, value, f"event[{i}].data")
+            else:
+                problem = diff(want, act.get(key, MISSING), f"event[{i}].{key}")
+            if problem:
+                return "SSE " + problem
+    return None
+
+
+def expectation_problems(expect: dict[str, Any], resp: dict[str, Any]) -> list[str]:
+    """Every expectation of one step that the response does not meet (empty: all hold)."""
+    if "error" in resp:
+        return [f"the request raised in the test client: {resp['error'].strip().splitlines()[-1][:300]}"]
+    problems: list[str] = []
+    status = resp.get("status")
+    if "status" in expect and status != expect["status"]:
+        problems.append(f"status: expected {expect['status']}, got {status}")
+    text = body_text(resp)
+    wants_json = any(k in expect for k in ("json", "json_has", "json_at"))
+    body: Any = MISSING
+    if wants_json:
+        try:
+            body = json.loads(text)
+        except ValueError:
+            problems.append(f"body is not JSON: {text[:160]!r}")
+    if body is not MISSING:
+        if "json" in expect and (p := diff(expect["json"], body)):
+            problems.append(f"json: {p}")
+        if "json_has" in expect and (p := diff(expect["json_has"], body, subset=True)):
+            problems.append(f"json: {p}")
+        for item in expect.get("json_at", []):
+            if p := at_diff(body, item):
+                problems.append(f"json at {p}")
+    for name, want in expect.get("headers", {}).items():
+        got = header_values(resp, name)
+        if want not in got:
+            problems.append(f"header {name}: expected {want!r}, got {got[0]!r}" if got else f"header {name}: missing")
+    for name, part in expect.get("header_contains", {}).items():
+        got = header_values(resp, name)
+        if not any(part in v for v in got):
+            problems.append(f"header {name}: expected it to contain {part!r}, got {got!r}")
+    for name in expect.get("headers_present", []):
+        if not header_values(resp, name):
+            problems.append(f"header {name}: missing")
+    for name in expect.get("headers_absent", []):
+        if got := header_values(resp, name):
+            problems.append(f"header {name}: must be absent, got {got[0]!r}")
+    if expect.get("empty") and body_bytes_len(resp):
+        problems.append(f"body: expected empty, got {text[:120]!r}")
+    if "text" in expect and text != expect["text"]:
+        problems.append(f"text: expected {_short(expect['text'])}, got {_short(text)}")
+    if "text_contains" in expect and expect["text_contains"] not in text:
+        problems.append(f"text: expected it to contain {expect['text_contains']!r}, got {_short(text)}")
+    if "sse" in expect and (p := _sse_diff(expect["sse"], text)):
+        problems.append(p)
+    return problems
+
+
+def describe_request(req: dict[str, Any]) -> str:
+    query = "&".join(f"{k}={v}" for k, v in req.get("query", []))
+    return f"{req['method']} {req['path']}{'?' + query if query else ''}"
+
+
+def evaluate_check(check: dict[str, Any], responses: list[dict[str, Any]], session_error: str | None = None) -> dict[str, Any]:
+    """{"name", "passed", "detail"} for one check, from its steps' responses in order."""
+    for i, step in enumerate(check["steps"]):
+        label = describe_request(step["request"])
+        if len(check["steps"]) > 1:
+            label = f"step {i + 1} ({label})"
+        if i >= len(responses):
+            why = session_error.strip().splitlines()[-1][:400] if session_error else "no response recorded"
+            return {"name": check["name"], "passed": False, "detail": f"{label}: {why}"}
+        problems = expectation_problems(step["expect"], responses[i])
+        if problems:
+            return {"name": check["name"], "passed": False, "detail": f"{label}: " + "; ".join(problems)}
+    if session_error:
+        return {"name": check["name"], "passed": False, "detail": session_error.strip().splitlines()[-1][:400]}
+    return {"name": check["name"], "passed": True, "detail": ""}
+
+
+CATCH_ALL_RESPONSE = {"status": 200, "headers": [["content-length", "2"], ["content-type", "application/json"]], "text": "{}"}
+
+
+def passes_for_catch_all(check: dict[str, Any]) -> bool:
+    """Whether an app answering every request with 200 {} would pass this check (a design defect)."""
+    return evaluate_check(check, [CATCH_ALL_RESPONSE] * len(check["steps"]))["passed"]
+
+
+# -- canaries --------------------------------------------------------------------------------
+
+_WORDS = ("alpha", "orbit", "maple", "quartz", "harbor", "lumen", "cobalt", "tundra", "vivid", "ember",
+          "nimbus", "prairie", "saffron", "glacier", "mosaic", "pixel", "zephyr", "canyon", "velvet", "falcon")  # fmt: skip
+
+
+def _random_segment(rng: random.Random) -> str:
+    return f"{rng.choice(_WORDS)}{rng.choice(['-', '_', ''])}{rng.randrange(16**5):05x}"
+
+
+def make_canaries(rng: random.Random, openapi_url: str = "/openapi.json", catch_all: bool = False) -> list[dict[str, Any]]:
+    """Requests whose honest answers the host knows, made up afresh for every grading run."""
+    canaries = []
+    if not catch_all:
+        for method in rng.sample(["GET", "POST", "DELETE", "PUT"], 2):
+            req: dict[str, Any] = {"method": method, "path": f"/{_random_segment(rng)}/{_random_segment(rng)}"}
+            if method in ("POST", "PUT"):
+                req["json"] = {_random_segment(rng): rng.randrange(1000)}
+            if rng.random() < 0.5:
+                req["query"] = [[_random_segment(rng), str(rng.randrange(100))]]
+            canaries.append({"kind": "unknown_path", "request": req})
+    if openapi_url:
+        req = {"method": "GET", "path": openapi_url, "query": [[_random_segment(rng), str(rng.randrange(100))]]}
+        canaries.append({"kind": "openapi", "request": req})
+    return canaries
+
+
+def lay_out(checks: list[dict[str, Any]], n_canaries: int, rng: random.Random) -> list[list[tuple[str, int, int]]]:
+    """Sessions as tags: ("step", check, step) per check in order, ("canary", k, 0) slipped in at
+    random places, and the sessions in a random order, so position says nothing about a request."""
+    layout = [[("step", ci, si) for si in range(len(c["steps"]))] for ci, c in enumerate(checks)]
+    for k in range(n_canaries):
+        s = rng.randrange(len(layout))
+        layout[s].insert(rng.randrange(len(layout[s]) + 1), ("canary", k, 0))
+    rng.shuffle(layout)
+    return layout
+
+
+def _template_regex(template: str) -> re.Pattern[str]:
+    """A path template of an OpenAPI document as a regex. The document drops `:path`
+    converters, so a parameter that ends the template may span slashes."""
+    parts = [p for p in re.split(r"(\{[^}]*\})", template) if p]
+    pattern = ""
+    for i, part in enumerate(parts):
+        if part.startswith("{") and part.endswith("}"):
+            pattern += ".*" if i == len(parts) - 1 else "[^/]+"
+        else:
+            pattern += re.escape(part)
+    return re.compile(pattern)
+
+
+def _is_openapi_doc(resp: dict[str, Any]) -> Any:
+    try:
+        doc = json.loads(body_text(resp))
+    except ValueError:
+        return None
+    if isinstance(doc, dict) and isinstance(doc.get("openapi"), str) and isinstance(doc.get("paths"), dict):
+        return doc
+    return None
+
+
+def judge_canaries(canaries: list[dict[str, Any]], responses: list[dict[str, Any] | None],
+                   openapi_url: str, check_openapi: list[dict[str, Any]]) -> list[str]:  # fmt: skip
+    """Why the canaries say the run was tampered with (empty: they came out as an honest run's would).
+
+    - openapi: a 2xx answer must be an OpenAPI document (an app may disable or break its
+      schema, which gives 404 or 500, but a 2xx non-document is a faked response), and its
+      paths must be those of the other 2xx /openapi.json answers of the same run.
+    - unknown_path: a random path must not get a 2xx answer unless a path template of the
+      app's own OpenAPI document matches it (a catch-all route is honest).
+    A canary with no response (its session failed) is not judged.
+    """
+    problems: list[str] = []
+    doc = None
+    for canary, resp in zip(canaries, responses, strict=True):
+        if canary["kind"] != "openapi" or resp is None or "error" in resp:
+            continue
+        if 200 <= resp["status"] < 300:
+            doc = _is_openapi_doc(resp)
+            if doc is None:
+                problems.append(f"GET {openapi_url} answered {resp['status']} with a body that is no OpenAPI document")
+                continue
+            for other in check_openapi:
+                if "error" in other or not 200 <= other.get("status", 0) < 300:
+                    continue
+                other_doc = _is_openapi_doc(other)
+                if other_doc is None or sorted(other_doc["paths"]) != sorted(doc["paths"]):
+                    problems.append(f"the answers to GET {openapi_url} differ between requests of the same run")
+                    break
+    templates = [_template_regex(p) for p in (doc or {}).get("paths", {})]
+    for canary, resp in zip(canaries, responses, strict=True):
+        if canary["kind"] != "unknown_path" or resp is None or "error" in resp:
+            continue
+        path = canary["request"]["path"]
+        if 200 <= resp["status"] < 300 and not any(t.fullmatch(path) for t in templates):
+            problems.append(f"{canary['request']['method']} of an unknown path answered {resp['status']}, "
+                            "and no route of the app's OpenAPI document matches it")  # fmt: skip
+    return problems

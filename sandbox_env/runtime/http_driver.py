@@ -1,0 +1,222 @@
+"""HTTP driver of the fastapi family: sends the host's requests to /workspace/app.py, reports raw responses.
+
+The request on stdin (read by open_channel before the app is imported) holds
+`sessions`: lists of requests. Each session gets a freshly imported app.py and its own
+`TestClient` used as a context manager (so lifespan runs), with server exceptions turned
+into 500 responses and redirects not followed. The driver knows nothing of what the
+answers should be: expectations stay on the host.
+
+Progress frames. Before importing the app and once it is imported, the driver writes a
+framed note ({"stage": ...}) on the private report fd, so that a host which finds no
+final report can still tell "the app ended the process" (the submission's fault) from
+"the driver never got as far as the app" (a harness fault). The final report carries
+"stage": "done".
+
+Limits. A watchdog thread ends the run with a report marked `stalled` when one request
+takes longer than `request_timeout` or the whole run passes `deadline` seconds, so a
+hanging endpoint gives a readable reason instead of a killed container.
+
+Integrity. The test client's and httpx's request methods are noted before the app is
+imported and compared at the end; an app that replaced them is reported.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import os
+import sys
+import threading
+import time
+import traceback
+
+from report_channel import grader_output_tail, open_channel
+
+channel, request = open_channel()
+_now = time.monotonic
+_started = _now()
+_lock = threading.Lock()
+_final = threading.Lock()
+_write = os.write
+_fd = channel._fd
+_nonce = channel._nonce.encode()
+BODY_CAP = 256 * 1024
+
+
+def note(payload: dict) -> None:
+    """A framed progress note on the private fd; unlike channel.send it does not end the process."""
+    frame = b"\n" + _nonce + b"\n" + json.dumps(payload).encode() + b"\n" + _nonce + b"\n"
+    view = memoryview(frame)
+    while view:
+        view = view[_write(_fd, view) :]
+
+
+note({"stage": "started"})
+
+sys.path.insert(1, "/workspace")
+import httpx  # noqa: E402  (trusted imports, before the app)
+import starlette.testclient  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+
+_WATCHED = {
+    "TestClient.request": (TestClient, "request"),
+    "TestClient.__enter__": (TestClient, "__enter__"),
+    "httpx.Client.request": (httpx.Client, "request"),
+    "httpx.Client.send": (httpx.Client, "send"),
+    "starlette.testclient._TestClientTransport.handle_request": (
+        starlette.testclient._TestClientTransport,
+        "handle_request",
+    ),
+}
+_ORIGINALS = {name: owner.__dict__.get(attr) for name, (owner, attr) in _WATCHED.items()}
+_TestClient = TestClient
+_send = channel.send
+
+state: dict = {
+    "stage": "done",
+    "imported": False,
+    "has_app": False,
+    "import_error": None,
+    "sessions": [],
+    "stalled": None,
+    "integrity": [],
+}
+_current: dict = {"since": None, "what": None}
+
+
+def integrity_problems() -> list[str]:
+    return [name for name, (owner, attr) in _WATCHED.items() if owner.__dict__.get(attr) is not _ORIGINALS[name]]
+
+
+def finish() -> None:
+    """Send the report and end the process; a second caller (main or watchdog) waits for that exit."""
+    _final.acquire()
+    with _lock:
+        state["integrity"] = integrity_problems()
+        state["elapsed"] = round(_now() - _started, 3)
+        state["log_tail"] = grader_output_tail(2000)
+        report = json.loads(json.dumps(state, default=repr))
+    _send(report)
+
+
+def watchdog(request_timeout: float, deadline: float) -> None:
+    while True:
+        time.sleep(0.05)
+        now = _now()
+        since = _current["since"]
+        late_request = since is not None and now - since > request_timeout
+        if late_request or now - _started > deadline:
+            state["stalled"] = {
+                "what": _current["what"],
+                "limit": request_timeout if late_request else deadline,
+                "kind": "request" if late_request else "run",
+            }
+            finish()
+
+
+def load_app(path: str):
+    """Import app.py afresh (a new module object each time) and return it."""
+    sys.modules.pop("app", None)
+    spec = importlib.util.spec_from_file_location("app", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["app"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def error_text(exc: BaseException, limit: int = 3000) -> str:
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return text[-limit:]
+
+
+def record(resp) -> dict:
+    body = resp.content[:BODY_CAP]
+    out = {
+        "status": resp.status_code,
+        "headers": [[k.decode("latin-1").lower(), v.decode("latin-1")] for k, v in resp.headers.raw],
+        "truncated": len(resp.content) > BODY_CAP,
+    }
+    try:
+        out["text"] = body.decode("utf-8")
+    except UnicodeDecodeError:
+        out["b64"] = base64.b64encode(body).decode()
+    return out
+
+
+def send_one(client, req: dict) -> dict:
+    kw: dict = {}
+    if req.get("query"):
+        kw["params"] = [tuple(p) for p in req["query"]]
+    if req.get("headers"):
+        kw["headers"] = [tuple(p) for p in req["headers"]]
+    if "json" in req:
+        kw["json"] = req["json"]
+    if "form" in req:
+        kw["data"] = req["form"]
+    if "files" in req:
+        kw["files"] = [(f[0], (f[1], f[2].encode(), f[3])) for f in req["files"]]
+    if "content" in req:
+        kw["content"] = req["content"].encode()
+    return record(client.request(req["method"], req["path"], **kw))
+
+
+def run_session(steps: list[dict], get_app, out: dict) -> None:
+    """Serve one session's requests with its own TestClient; fill `out` as responses come."""
+    try:
+        _current.update(since=_now(), what="importing app.py")
+        try:
+            app = get_app()
+        except BaseException as exc:  # noqa: BLE001 - the app's failure is data
+            out["error"] = "importing app.py again failed: " + error_text(exc, 1500)
+            return
+        _current.update(since=_now(), what="application startup (lifespan)")
+        with _TestClient(app, raise_server_exceptions=False, follow_redirects=False) as client:
+            for i, req in enumerate(steps):
+                _current.update(since=_now(), what=f"{req['method']} {req['path']}")
+                try:
+                    resp = send_one(client, req)
+                except BaseException as exc:  # noqa: BLE001
+                    resp = {"error": error_text(exc, 1500)}
+                with _lock:
+                    out["responses"].append(resp)
+                if i == len(steps) - 1:
+                    _current.update(since=_now(), what="application shutdown (lifespan)")
+    except BaseException as exc:  # noqa: BLE001 - a lifespan failure fails this session
+        out["error"] = "the app's lifespan failed: " + error_text(exc, 1500)
+    finally:
+        _current.update(since=None, what=None)
+
+
+def main() -> None:
+    app_path = request.get("app_path", "/workspace/app.py")
+    threading.Thread(
+        target=watchdog,
+        args=(float(request.get("request_timeout", 10)), float(request.get("deadline", 60))),
+        daemon=True,
+    ).start()
+    note({"stage": "importing"})
+    _current.update(since=_now(), what="importing app.py")
+    try:
+        module = load_app(app_path)
+    except BaseException as exc:  # noqa: BLE001 - SyntaxError, SystemExit, anything
+        state["import_error"] = error_text(exc)
+        _current.update(since=None, what=None)
+        finish()
+    _current.update(since=None, what=None)
+    state["imported"] = True
+    state["has_app"] = hasattr(module, "app")
+    note({"stage": "serving", "imported": True})
+    if not state["has_app"]:
+        finish()
+    for n, steps in enumerate(request.get("sessions", [])):
+        out: dict = {"error": None, "responses": []}
+        with _lock:
+            state["sessions"].append(out)
+        # the module imported above serves the first session; every later one gets a fresh import
+        get_app = (lambda: module.app) if n == 0 else (lambda: load_app(app_path).app)
+        run_session(steps, get_app, out)
+    finish()
+
+
+main()
