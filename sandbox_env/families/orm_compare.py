@@ -1,0 +1,145 @@
+"""Row-by-row comparison of an orm answer with the expected rows, on the host.
+
+The answer arrives in the session probe's tagged encoding (docs/architecture.md):
+a list is {"list": [...]}, a tuple {"tuple": [...]}, anything that is not a plain
+value {"other": type, "repr": ...}, a missing name {"missing": true}.
+
+The contract, and how each part is decided:
+- `result` is a list (not a tuple, not a QuerySet) of tuples (not lists, not named
+  tuples, not dicts); each value is None, bool, int, float or str.
+- Row count and row order are exact; strings are exact (case included).
+- Numbers: two ints must be equal; otherwise (an int and a float, or two floats)
+  they must agree within REL_TOL relative or ABS_TOL absolute, so a count given as
+  3.0 passes and so does float noise. A bool is never a number: True is not 1.
+- None matches only None.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+REL_TOL = 1e-6
+ABS_TOL = 1e-9
+_PLAIN = (type(None), bool, int, float, str)
+_NUMBERS = (int, float)
+
+
+@dataclass
+class Comparison:
+    """The outcome: passed only if every check passed; reason is the first failure."""
+
+    passed: bool
+    reason: str
+    checks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _describe(tagged: Any) -> str:
+    """A short name for what a tagged value is, for reasons a reader understands."""
+    if isinstance(tagged, dict):
+        if "list" in tagged:
+            return "a list"
+        if "tuple" in tagged:
+            return "a tuple"
+        if "other" in tagged:
+            kind = str(tagged["other"]).rsplit(".", 1)[-1]
+            text = str(tagged.get("repr", ""))
+            return f"a {kind} ({text[:80]}{'...' if len(text) > 80 else ''})"
+        return "an unknown value"
+    return f"a {type(tagged).__name__} ({tagged!r:.80})"
+
+
+def decode_result(tagged: Any) -> tuple[list[tuple] | None, str]:
+    """Rows from the probe's tagged value, or None and why it is not a list of tuples of plain values."""
+    if isinstance(tagged, dict) and tagged.get("missing"):
+        return None, "`result` is not defined in the Python session"
+    if isinstance(tagged, dict) and "unreadable" in tagged:
+        return None, f"`result` could not be read from the session: {tagged['unreadable']}"
+    if not (isinstance(tagged, dict) and "list" in tagged):
+        what = _describe(tagged)
+        hint = ""
+        if isinstance(tagged, dict) and "QuerySet" in str(tagged.get("other", "")):
+            hint = "; turn the QuerySet into a list of tuples"
+        return None, f"`result` is {what}, not a list of tuples{hint}"
+    rows: list[tuple] = []
+    for i, item in enumerate(tagged["list"]):
+        if not (isinstance(item, dict) and "tuple" in item):
+            contract = " (the contract is a list of tuples)" if isinstance(item, dict) and "list" in item else ""
+            return None, f"row {i} is {_describe(item)}, not a tuple{contract}"
+        values = []
+        for j, value in enumerate(item["tuple"]):
+            if type(value) not in _PLAIN or (type(value) is float and not math.isfinite(value)):
+                return None, (f"row {i} column {j} is {_describe(value)}, not a plain value "
+                              "(str, int, float, bool or None); render it as the task says")  # fmt: skip
+            values.append(value)
+        rows.append(tuple(values))
+    return rows, ""
+
+
+def values_match(expected: Any, got: Any) -> bool:
+    """One value against the expected one, by the rules in the module docstring."""
+    if type(expected) is bool or type(got) is bool:
+        return type(expected) is bool and type(got) is bool and expected == got
+    if expected is None or got is None:
+        return expected is None and got is None
+    if type(expected) in _NUMBERS and type(got) in _NUMBERS:
+        if type(expected) is int and type(got) is int:
+            return expected == got
+        return math.isclose(expected, got, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    if type(expected) is str and type(got) is str:
+        return expected == got
+    return False
+
+
+def row_mismatch(expected: tuple | list, got: tuple) -> str:
+    """Why one row differs from the expected one ("" when it matches)."""
+    if len(got) != len(expected):
+        return f"has {len(got)} values, expected {len(expected)}: expected {tuple(expected)!r}, got {got!r}"
+    for j, (e, g) in enumerate(zip(expected, got, strict=True)):
+        if not values_match(e, g):
+            return f"column {j}: expected {e!r}, got {g!r}"
+    return ""
+
+
+def _same_rows_any_order(expected: list, got: list[tuple]) -> bool:
+    """Whether the rows match as a multiset (used only to explain a failure)."""
+    left = list(got)
+    for e in expected:
+        for k, g in enumerate(left):
+            if not row_mismatch(e, g):
+                del left[k]
+                break
+        else:
+            return False
+    return not left
+
+
+def compare(tagged: Any, expected: list[list | tuple]) -> Comparison:
+    """Grade a tagged `result` against the expected rows: shape, row count, then rows in order."""
+    rows, why = decode_result(tagged)
+    shape = {"name": "result_shape", "passed": rows is not None, "detail": why or "a list of tuples of plain values"}
+    if rows is None:
+        skipped = "not compared: " + why
+        return Comparison(False, why, [shape, {"name": "row_count", "passed": False, "detail": skipped},
+                                       {"name": "rows_in_order", "passed": False, "detail": skipped}])  # fmt: skip
+    count_ok = len(rows) == len(expected)
+    count = {"name": "row_count", "passed": count_ok, "detail": f"expected {len(expected)} rows, got {len(rows)}"}
+    first_bad = ""
+    for i, (e, g) in enumerate(zip(expected, rows, strict=False)):
+        why_row = row_mismatch(e, g)
+        if why_row:
+            first_bad = f"row {i} {why_row}"
+            break
+    if not first_bad and not count_ok:
+        n = min(len(rows), len(expected))
+        first_bad = (f"row {n} is missing: expected {tuple(expected[n])!r}" if len(rows) < len(expected)
+                     else f"row {n} is extra: {rows[n]!r}")  # fmt: skip
+    if first_bad and count_ok and _same_rows_any_order(expected, rows):
+        first_bad = f"the right rows in the wrong order: {first_bad}"
+    order = {"name": "rows_in_order", "passed": not first_bad, "detail": first_bad or "every row matches"}
+    checks = [shape, count, order]
+    if count_ok and not first_bad:
+        return Comparison(True, f"all {len(rows)} rows match, in order", checks)
+    reason = count["detail"] + (f"; {first_bad}" if first_bad else "") if not count_ok else first_bad
+    return Comparison(False, reason, checks)

@@ -1,0 +1,77 @@
+"""The bookshop schema the orm tasks are written against.
+
+Keep docs in step: the prompt's schema text lives in sandbox_env/families/orm.py
+(a unit test checks that every model and field here is named there).
+"""
+
+from django.db import models
+
+
+class Publisher(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    country = models.CharField(max_length=50)
+    founded = models.IntegerField(null=True)  # a year; None when unknown
+    is_independent = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Author(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    country = models.CharField(max_length=50)
+    birth_date = models.DateField(null=True)
+    email = models.CharField(max_length=100, null=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Genre(models.Model):
+    name = models.CharField(max_length=50, unique=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Book(models.Model):
+    title = models.CharField(max_length=200, unique=True)
+    isbn = models.CharField(max_length=13, unique=True)
+    publisher = models.ForeignKey(Publisher, on_delete=models.PROTECT, related_name="books")
+    genre = models.ForeignKey(Genre, null=True, on_delete=models.SET_NULL, related_name="books")
+    authors = models.ManyToManyField(Author, related_name="books")
+    published = models.DateField()
+    price = models.DecimalField(max_digits=7, decimal_places=2)
+    sale_price = models.DecimalField(max_digits=7, decimal_places=2, null=True)
+    pages = models.IntegerField()
+    in_print = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Store(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    city = models.CharField(max_length=100, null=True)  # None for the online store
+    country = models.CharField(max_length=50)
+    opened = models.DateField()
+    is_online = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Sale(models.Model):
+    book = models.ForeignKey(Book, on_delete=models.CASCADE, related_name="sales")
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="sales")
+    sold_on = models.DateField()
+    quantity = models.IntegerField()
+    unit_price = models.DecimalField(max_digits=7, decimal_places=2)
+
+
+class Review(models.Model):
+    book = models.ForeignKey(Book, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.CharField(max_length=100)
+    rating = models.IntegerField()  # 1 to 5
+    verified = models.BooleanField(default=False)
+    created = models.DateField()
