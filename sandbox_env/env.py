@@ -90,6 +90,7 @@ class WebSandboxEnv(vf.SandboxEnv):
         timeout_per_command_seconds: float = 30,
         grading_timeout_seconds: float = 90,
         output_cap: int = DEFAULT_OUTPUT_CAP,
+        pool_size: int = 0,
         max_turns: int = 20,
         system_prompt: str = SYSTEM_PROMPT,
         **kwargs: Any,
@@ -109,6 +110,7 @@ class WebSandboxEnv(vf.SandboxEnv):
         self.timeout_per_command_seconds = timeout_per_command_seconds
         self.output_cap = output_cap
         self.sandbox_client = DockerSandboxClient(self.limits)
+        self.sandbox_client.enable_pool(image, pool_size)
         self.grader = Grader(self.sandbox_client, image, timeout=grading_timeout_seconds)
         self.sandbox_request = CreateSandboxRequest(
             name="websandbox", docker_image=image, start_command="sleep infinity", vm=False,

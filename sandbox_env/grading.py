@@ -51,9 +51,8 @@ class Grader:
     async def run(self, files: dict[str, bytes | str], argv: list[str], stdin: bytes = b"",
                   timeout: float | None = None) -> ExecResult:  # fmt: skip
         timeout = self.timeout if timeout is None else timeout
-        sid = await self.client._run(self.client.create_sync, self.image, None, "grading")
+        sid = await self.client.acquire_ready(self.image)
         try:
-            await self.client._run(self.client.wait_sync, sid, 60.0)
             sb = Sandbox(self.client, sid)
             await sb.write_files(files)
             return await sb.exec(argv, stdin=stdin, timeout=timeout, max_output=64 << 20)

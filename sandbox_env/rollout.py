@@ -6,6 +6,7 @@ Used by build_tasks.py --verify, the tests and the benchmark.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ from sandbox_env.tools import run_bash, run_code
 class ScriptedRun:
     grade: Grade
     outputs: list[str] = field(default_factory=list)
+    grade_seconds: float = 0.0
 
 
 async def call_tool(sb: Sandbox, tool: str, args: dict[str, Any], timeout: float = 30) -> str:
@@ -42,10 +44,9 @@ async def scripted_rollout(client: DockerSandboxClient, image: str, task: TaskRo
                            calls: list[dict[str, Any]], timeout: float = 30) -> ScriptedRun:  # fmt: skip
     """Start a sandbox, play the tool calls, take the final state out, grade it."""
     family = get_family(task.family)
-    sid = await client._run(client.create_sync, image)
+    sid = await client.acquire_ready(image)
     outputs: list[str] = []
     try:
-        await client._run(client.wait_sync, sid, 60.0)
         sb = Sandbox(client, sid)
         await family.setup(sb, task)
         for call in calls:
@@ -54,4 +55,6 @@ async def scripted_rollout(client: DockerSandboxClient, image: str, task: TaskRo
     finally:
         await client._run(client.delete_sync, sid)
     final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
-    return ScriptedRun(await grade_final(task, final, Grader(client, image)), outputs)
+    t0 = time.perf_counter()
+    grade = await grade_final(task, final, Grader(client, image))
+    return ScriptedRun(grade, outputs, time.perf_counter() - t0)

@@ -8,6 +8,7 @@ from sandbox_env.dataset import build_dataset, load_rows, select_rows
 from sandbox_env.env import SYSTEM_PROMPT, WebSandboxEnv
 from sandbox_env.image import ensure_image
 from sandbox_env.sandbox.docker_backend import Limits
+from sandbox_env.sandbox.pool import default_pool_size
 
 DEFAULT_MAX_TURNS = {"orm": 5}
 
@@ -30,6 +31,7 @@ def load_environment(
     workspace_mb: int = 256,
     tmp_mb: int = 256,
     network: bool = False,
+    pool_size: int | None = None,
     rollout_timeout_seconds: float | None = None,
     system_prompt: str = SYSTEM_PROMPT,
 ) -> vf.Environment:
@@ -47,6 +49,7 @@ def load_environment(
         timeout_per_command_seconds=timeout_per_command_seconds,
         grading_timeout_seconds=timeout_seconds,
         output_cap=output_cap,
+        pool_size=default_pool_size() if pool_size is None else pool_size,
         max_turns=max_turns,
         system_prompt=system_prompt,
         timeout_seconds=rollout_timeout_seconds,

@@ -31,6 +31,7 @@ from prime_sandboxes import (
 
 from sandbox_env.sandbox.channel import SANDBOX_USER, AgentChannel, ChannelError
 from sandbox_env.sandbox.engine import docker_client
+from sandbox_env.sandbox.pool import WarmPool
 
 LABEL = "websandbox"
 LABEL_CLIENT = "websandbox.client"
@@ -90,6 +91,8 @@ class DockerSandboxClient:
 
     def __init__(self, limits: Limits | None = None, max_workers: int = 64) -> None:
         self.limits = limits or Limits()
+        self.pool: WarmPool | None = None
+        self._closed = False
         self.client_id = uuid.uuid4().hex[:12]
         self._docker = docker_client()
         self._api = self._docker.api
@@ -112,8 +115,26 @@ class DockerSandboxClient:
         return {LABEL: "1", LABEL_CLIENT: self.client_id, LABEL_PID: str(os.getpid()), LABEL_ROLE: role}
 
     # -- lifecycle ------------------------------------------------------------
+    def enable_pool(self, image: str, size: int) -> None:
+        """Keep `size` ready sandboxes of `image` (0 turns the pool off)."""
+        self.pool = WarmPool(self, image, size) if size > 0 else None
+
+    async def acquire_ready(self, image: str) -> str:
+        """A started sandbox whose agent answers: from the warm pool when it holds this image."""
+        if self.pool is not None and self.pool.image == image:
+            return await self.pool.acquire()
+        sid = await self._run(self.create_sync, image)
+        try:
+            await self._run(self.wait_sync, sid, 60.0)
+        except BaseException:
+            await self._run(self.delete_sync, sid)
+            raise
+        return sid
+
     def create_sync(self, image: str, env: dict[str, str] | None = None, role: str = "rollout",
                     extra_labels: dict[str, str] | None = None) -> str:  # fmt: skip
+        if self._closed:
+            raise SandboxError("this sandbox client was torn down; create a new one")
         lim = self.limits
         name = f"websandbox-{role}-{uuid.uuid4().hex[:10]}"
         labels = {**self.labels(role), **(extra_labels or {})}
@@ -179,7 +200,12 @@ class DockerSandboxClient:
                 raise
 
     def teardown(self) -> None:
-        """Remove every container this client made, tracked or not (also from atexit/SIGTERM)."""
+        """Remove every container this client made, tracked or not (also from atexit/SIGTERM).
+
+        After teardown the client creates nothing more, so a pool refill racing the
+        shutdown cannot leave a container behind.
+        """
+        self._closed = True
         for sid in list(self._records):
             try:
                 self.delete_sync(sid)
@@ -233,6 +259,9 @@ class DockerSandboxClient:
 
     # -- the prime-sandboxes protocol ------------------------------------------
     async def create(self, request: CreateSandboxRequest) -> SandboxInfo:
+        if self.pool is not None and self.pool.image == request.docker_image and not request.environment_vars:
+            sid = await self.pool.acquire()
+            return SandboxInfo(id=sid, name=request.name, labels=list(request.labels or []))
         labels = {f"websandbox.tag.{i}": t for i, t in enumerate(request.labels or [])}
         sid = await self._run(
             self.create_sync, request.docker_image, request.environment_vars, "rollout", labels

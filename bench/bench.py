@@ -1,0 +1,216 @@
+"""Speed and memory of the sandbox, each figure beside its floor measured in the same run.
+
+    python bench/bench.py [--n 20] [--skip-rollouts] [--skip-grading]
+
+Prints medians (and ratios against the floors): sandbox ready (cold and from the
+warm pool) against raw SDK create+start and `docker run --rm IMAGE true`; `bash("true")`
+and `execute_code("1")` against raw `docker exec true` through the SDK and the CLI;
+grading time per family; reference-rollout throughput at concurrency 1, 8 and 32;
+memory of an idle sandbox.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sandbox_env.image import ensure_image  # noqa: E402
+from sandbox_env.sandbox.docker_backend import LABEL, DockerSandboxClient  # noqa: E402
+from sandbox_env.sandbox.engine import docker_client  # noqa: E402
+from sandbox_env.sandbox.handle import Sandbox  # noqa: E402
+
+ROWS: list[tuple[str, str, str]] = []
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def record(name: str, value: str, note: str = "") -> None:
+    ROWS.append((name, value, note))
+    print(f"  {name:<44} {value:>14}  {note}", flush=True)
+
+
+def median_of(fn, n: int) -> float:
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+async def amedian_of(fn, n: int) -> float:
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        await fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def raw_floors(image: str, n: int) -> dict[str, float]:
+    dc = docker_client()
+    out: dict[str, float] = {}
+
+    def sdk_create_start():
+        c = dc.containers.create(image, ["sleep", "infinity"], network_mode="none", labels={LABEL: "bench"}, init=True)
+        c.start()
+        sdk_create_start.last = c
+
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        sdk_create_start()
+        times.append(time.perf_counter() - t0)
+        sdk_create_start.last.remove(force=True)
+    out["sdk_create_start"] = statistics.median(times)
+    out["cli_run_true"] = median_of(
+        lambda: subprocess.run(["docker", "run", "--rm", "--network", "none", image, "true"], check=True), max(5, n // 2)
+    )
+    c = dc.containers.create(image, ["sleep", "infinity"], network_mode="none", labels={LABEL: "bench"}, init=True)
+    c.start()
+    try:
+        out["sdk_exec_true"] = median_of(lambda: c.exec_run(["true"]), n)
+        out["cli_exec_true"] = median_of(lambda: subprocess.run(["docker", "exec", c.id, "true"], check=True), n)
+    finally:
+        c.remove(force=True)
+    return out
+
+
+async def sandbox_figures(client: DockerSandboxClient, image: str, n: int, floors: dict[str, float]) -> None:
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        sid = await client._run(client.create_sync, image)
+        await client._run(client.wait_sync, sid, 60.0)
+        times.append(time.perf_counter() - t0)
+        await client._run(client.delete_sync, sid)
+    cold = statistics.median(times)
+    record("sandbox ready, cold (create+start+agent)", ms(cold), f"{cold / floors['sdk_create_start']:.2f}x raw SDK create+start")
+
+    client.enable_pool(image, 4)
+    pool = client.pool
+    if pool is not None:
+        await pool.start(image)
+        await pool.wait_full(timeout=120)
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            sid = await pool.acquire()
+            times.append(time.perf_counter() - t0)
+            await client._run(client.delete_sync, sid)
+            await pool.wait_full(timeout=120)
+        record("sandbox ready, from the warm pool", ms(statistics.median(times)), "")
+        await pool.stop()
+        client.pool = None
+
+    sid = await client._run(client.create_sync, image)
+    await client._run(client.wait_sync, sid, 60.0)
+    sb = Sandbox(client, sid)
+    await sb.start_python()
+    try:
+        bash = await amedian_of(lambda: sb.exec("true"), n * 5)
+        code = await amedian_of(lambda: sb.run_python("1"), n * 5)
+        ratio_sdk = bash / floors["sdk_exec_true"]
+        ratio_cli = floors["cli_exec_true"] / bash
+        record("bash('true') round trip", ms(bash), f"{ratio_sdk:.2f}x SDK exec, {ratio_cli:.1f}x faster than CLI exec")
+        record("execute_code('1') round trip", ms(code), "")
+        await asyncio.sleep(1)
+        stats = docker_client().api.stats(sid, stream=False)
+        mem = stats["memory_stats"].get("usage", 0) - stats["memory_stats"].get("stats", {}).get("inactive_file", 0)
+        record("memory of an idle sandbox (agent + session)", f"{mem / 2**20:.1f} MiB", "")
+    finally:
+        await client._run(client.delete_sync, sid)
+
+
+async def grading_figures(client: DockerSandboxClient, image: str, n: int) -> None:
+    from build_tasks import TASKS_DIR, compile_all
+    from sandbox_env.families import get_family
+    from sandbox_env.rollout import scripted_rollout
+
+    rows = compile_all()
+    for family in ("orm", "fastapi", "django"):
+        tasks = [r for r in rows if r.family == family]
+        if not tasks:
+            record(f"grading, {family}", "n/a", "no tasks")
+            continue
+        fam = get_family(family)
+        times = []
+        for task in tasks[: max(3, n // 4)]:
+            calls = fam.reference_calls(TASKS_DIR / family / task.task_id)
+            run = await scripted_rollout(client, image, task, calls)
+            times.append(run.grade_seconds)
+        record(f"grading, {family} (median over {len(times)} tasks)", ms(statistics.median(times)), "")
+
+
+async def throughput(client: DockerSandboxClient, image: str, total: int) -> None:
+    from build_tasks import TASKS_DIR, compile_all
+    from sandbox_env.families import get_family
+    from sandbox_env.rollout import scripted_rollout
+
+    rows = [r for r in compile_all() if r.family != "smoke"] or compile_all()
+    base = None
+    for conc in (1, 8, 32):
+        sem = asyncio.Semaphore(conc)
+        picked = [rows[i % len(rows)] for i in range(total if conc > 1 else max(8, total // 4))]
+
+        async def one(task, sem=sem):
+            async with sem:
+                calls = get_family(task.family).reference_calls(TASKS_DIR / task.family / task.task_id)
+                return await scripted_rollout(client, image, task, calls)
+
+        t0 = time.perf_counter()
+        runs = await asyncio.gather(*(one(t) for t in picked))
+        rate = len(picked) / (time.perf_counter() - t0)
+        errors = sum(1 for r in runs if r.grade.scoring_error)
+        base = base or rate
+        record(f"reference rollouts/s at concurrency {conc}", f"{rate:.2f}/s",
+               f"{rate / base:.2f}x c=1; {errors} harness errors; mean score "
+               f"{statistics.mean(r.grade.score for r in runs):.3f}")  # fmt: skip
+    left = len(docker_client().api.containers(all=True, filters={"label": f"websandbox.client={client.client_id}"}))
+    record("containers left after the rollouts", str(left), "")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    image = ensure_image()
+    print(f"image {image}; n={args.n}\nfloors (raw Docker, same run):", flush=True)
+    floors = raw_floors(image, args.n)
+    labels = {
+        "sdk_create_start": "raw SDK create+start",
+        "cli_run_true": "raw `docker run --rm IMAGE true`",
+        "sdk_exec_true": "raw SDK exec_run(['true'])",
+        "cli_exec_true": "raw CLI `docker exec C true`",
+    }
+    for key, label in labels.items():
+        record(label, ms(floors[key]), "floor")
+    print("websandbox:", flush=True)
+    client = DockerSandboxClient()
+    try:
+        await sandbox_figures(client, image, args.n, floors)
+        if not args.skip_grading:
+            await grading_figures(client, image, args.n)
+        if not args.skip_rollouts:
+            await throughput(client, image, args.rollouts)
+    finally:
+        client.teardown()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=20, help="repetitions per figure (default 20)")
+    ap.add_argument("--rollouts", type=int, default=64, help="rollouts per throughput level (default 64)")
+    ap.add_argument("--skip-rollouts", action="store_true")
+    ap.add_argument("--skip-grading", action="store_true")
+    asyncio.run(main_async(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""A warm pool of fresh, ready sandboxes, refilled in the background.
+
+A rollout or a grading run takes a container that is already started and whose
+agent already answers; the pool starts a replacement. A container is never handed
+out twice. Starts are paced (a few at a time) so that a burst of rollouts does not
+thrash the engine; when the pool is empty a caller starts its own container.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sandbox_env.sandbox.docker_backend import DockerSandboxClient
+
+logger = logging.getLogger("websandbox.pool")
+
+
+def default_pool_size() -> int:
+    """Two ready sandboxes per core, at least 2 and at most 16."""
+    return max(2, min(16, 2 * (os.cpu_count() or 1)))
+
+
+class WarmPool:
+    def __init__(self, client: DockerSandboxClient, image: str, size: int, max_starting: int = 2) -> None:
+        self.client = client
+        self.image = image
+        self.size = size
+        self.max_starting = max(1, max_starting)
+        self._ready: asyncio.Queue[str] = asyncio.Queue()
+        self._starting = 0
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._inflight: set[asyncio.Task] = set()
+
+    def _ensure_running(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._task is None or self._task.done() or self._loop is not loop:
+            # a new event loop (vf-eval may run several) gets its own queue and refiller
+            if self._loop is not None and self._loop is not loop:
+                self._ready = asyncio.Queue()
+                self._wake = asyncio.Event()
+                self._starting = 0
+            self._loop = loop
+            self._task = loop.create_task(self._refill(), name="websandbox-pool-refill")
+
+    async def start(self, image: str | None = None) -> None:
+        if image is not None:
+            self.image = image
+        self._ensure_running()
+        self._wake.set()
+
+    async def _start_one(self) -> None:
+        try:
+            sid = await self.client._run(self.client.create_sync, self.image, None, "pool")
+            try:
+                await self.client._run(self.client.wait_sync, sid, 60.0)
+            except Exception:
+                await self.client._run(self.client.delete_sync, sid)
+                raise
+            self._ready.put_nowait(sid)
+        except Exception as exc:  # noqa: BLE001 - a failed start is retried by the next refill
+            logger.warning("warm pool: could not start a sandbox: %s", exc)
+            await asyncio.sleep(1.0)
+        finally:
+            self._starting -= 1
+            self._wake.set()
+
+    async def _refill(self) -> None:
+        while True:
+            while self._ready.qsize() + self._starting < self.size and self._starting < self.max_starting:
+                self._starting += 1
+                task = asyncio.get_running_loop().create_task(self._start_one())
+                self._inflight.add(task)
+                task.add_done_callback(self._inflight.discard)
+            self._wake.clear()
+            await self._wake.wait()
+
+    async def acquire(self) -> str:
+        """A ready sandbox id: from the pool when one is waiting, else started now."""
+        self._ensure_running()
+        try:
+            sid = self._ready.get_nowait()
+        except asyncio.QueueEmpty:
+            sid = None
+        self._wake.set()
+        if sid is not None:
+            return sid
+        sid = await self.client._run(self.client.create_sync, self.image)
+        try:
+            await self.client._run(self.client.wait_sync, sid, 60.0)
+        except Exception:
+            await self.client._run(self.client.delete_sync, sid)
+            raise
+        return sid
+
+    async def wait_full(self, timeout: float = 60) -> None:
+        self._ensure_running()
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self._ready.qsize() < self.size:
+            if asyncio.get_running_loop().time() > deadline:
+                raise TimeoutError(f"the warm pool did not fill to {self.size} within {timeout:g}s")
+            await asyncio.sleep(0.02)
+
+    async def stop(self) -> None:
+        tasks = [t for t in (self._task, *self._inflight) if t is not None]
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(BaseException):
+                await t
+        self._task = None
+        while not self._ready.empty():
+            await self.client._run(self.client.delete_sync, self._ready.get_nowait())
