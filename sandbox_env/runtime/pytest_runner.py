@@ -1,0 +1,90 @@
+"""Grader of the django family: the frozen acceptance tests, run by pytest in this process.
+
+The order is the point. The report channel opens first. pytest and pytest-django are
+imported from the image before /workspace is on sys.path. The frozen test files, with
+the host's canaries among them, are written from the request just before pytest starts,
+so nothing the rollout left behind can stand in for them. A "started" frame goes out
+before the code under test can run: if the process then dies (an os._exit, a crash, the
+time limit), the host sees that pytest started and never finished.
+
+Request: {"settings": "project.settings", "files": {path: text}, "tests": [path, ...],
+          "modules": ["shop.querysets", ...], "ini": "pytest.ini"}
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+
+os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only the plugins named below
+
+from report_channel import grader_output_tail, open_channel  # noqa: E402
+
+channel, request = open_channel()
+WORKSPACE = "/workspace"
+started = time.monotonic()
+
+
+def post(report: dict) -> None:
+    """An intermediate frame; the host reads the last one, so a later send() supersedes it."""
+    import json
+
+    nonce = channel._nonce.encode()
+    frame = b"\n" + nonce + b"\n" + json.dumps(report).encode() + b"\n" + nonce + b"\n"
+    view = memoryview(frame)
+    while view:
+        view = view[os.write(channel._fd, view) :]
+
+
+def write_frozen(files: dict[str, str]) -> None:
+    root = os.path.realpath(WORKSPACE)
+    for rel, text in files.items():
+        path = os.path.realpath(os.path.join(root, rel))
+        if not path.startswith(root + os.sep):
+            raise ValueError(f"frozen file outside the workspace: {rel!r}")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.lexists(path):
+            os.remove(path)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+try:
+    import pytest
+    import pytest_django.plugin  # noqa: F401 - imported from the image before /workspace is importable
+    from pytest_report_plugin import Recorder
+
+    settings = str(request["settings"])
+    tests = [str(t) for t in request["tests"]]
+    recorder = Recorder([str(m) for m in request.get("modules", [])])
+    ini = os.path.join(WORKSPACE, str(request.get("ini") or "pytest.ini"))
+    os.chdir(WORKSPACE)
+    sys.path.insert(1, WORKSPACE)
+    sys.dont_write_bytecode = True
+    write_frozen(request.pop("files"))
+    args = [
+        "-p", "pytest_django.plugin", "-p", "no:cacheprovider", "-p", "no:stepwise",
+        "-c", ini, "--rootdir", WORKSPACE, "--ds", settings, "--no-migrations",
+        "--continue-on-collection-errors", "-q", "--tb=short", "-W", "ignore::DeprecationWarning",
+        *tests,
+    ]  # fmt: skip
+except BaseException:  # noqa: BLE001 - the harness failed before the code under test ran
+    channel.send({"stage": "harness_error", "error": traceback.format_exc()[-3000:]})
+
+post({"stage": "started"})
+crash = None
+try:
+    exit_code = int(pytest.main(args, plugins=[recorder]))
+except BaseException:  # noqa: BLE001 - e.g. Django failing to start with the deliverable
+    exit_code = None
+    crash = traceback.format_exc()[-3000:]
+channel.send({
+    "stage": "finished",
+    "exit_code": exit_code,
+    "crash": crash,
+    **recorder.report(),
+    "output_tail": grader_output_tail(3000),
+    "seconds": round(time.monotonic() - started, 3),
+})  # fmt: skip

@@ -1,0 +1,1 @@
+"""The QuerySet behind Product.objects: write ProductQuerySet here (see the task)."""

@@ -1,0 +1,1 @@
+"""The signup form: write SignupForm here (see the task)."""

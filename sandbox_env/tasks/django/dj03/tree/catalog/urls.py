@@ -1,0 +1,1 @@
+"""URL patterns of the catalog: write them here (see the task)."""

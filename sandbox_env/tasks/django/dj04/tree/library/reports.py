@@ -1,0 +1,1 @@
+"""The author report: write author_report() here (see the task)."""
