@@ -21,7 +21,7 @@ Expectation keys:
                     met on the way is followed. Ops: equals, has, contains (list element or
                     substring), keys (exact set of object keys), exists (true/false), len.
   headers           {name = value}: a header has exactly this value (names are case-insensitive)
-  header_contains   {name = text}: a header's value contains this text
+  header_contains   {name = text or [texts]}: one value of the header contains every text
   headers_present / headers_absent   lists of header names
   empty             true: the body is empty
   text / text_contains   the body as text equals / contains this
@@ -135,9 +135,11 @@ def normalize_expect(raw: dict[str, Any], where: str) -> dict[str, Any]:
         ops = set(item) - {"at"}
         if "at" not in item or len(ops) != 1 or not ops <= AT_OPS:
             raise CheckError(f"{where}: json_at items need `at` and exactly one of {sorted(AT_OPS)}, got {item}")
-    for key in ("headers", "header_contains"):
-        if key in exp:
-            exp[key] = {k.lower(): str(v) for k, v in exp[key].items()}
+    if "headers" in exp:
+        exp["headers"] = {k.lower(): str(v) for k, v in exp["headers"].items()}
+    if "header_contains" in exp:
+        exp["header_contains"] = {k.lower(): [str(x) for x in (v if isinstance(v, list) else [v])]
+                                  for k, v in exp["header_contains"].items()}  # fmt: skip
     for key in ("headers_present", "headers_absent"):
         if key in exp:
             exp[key] = [k.lower() for k in exp[key]]
@@ -422,10 +424,10 @@ def expectation_problems(expect: dict[str, Any], resp: dict[str, Any]) -> list[s
         got = header_values(resp, name)
         if want not in got:
             problems.append(f"header {name}: expected {want!r}, got {got[0]!r}" if got else f"header {name}: missing")
-    for name, part in expect.get("header_contains", {}).items():
+    for name, parts in expect.get("header_contains", {}).items():
         got = header_values(resp, name)
-        if not any(part in v for v in got):
-            problems.append(f"header {name}: expected it to contain {part!r}, got {got!r}")
+        if not any(all(p in v for p in parts) for v in got):
+            problems.append(f"header {name}: expected a value containing {parts!r}, got {got!r}")
     for name in expect.get("headers_present", []):
         if not header_values(resp, name):
             problems.append(f"header {name}: missing")
