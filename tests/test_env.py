@@ -58,7 +58,7 @@ def smoke_script(tmp_path_factory):
 def env(image):
     import websandbox
 
-    e = websandbox.load_environment(family="smoke", image=image)
+    e = websandbox.load_environment(family="smoke", image=image, pool_size=2)
     yield e
     e.sandbox_client.teardown()
 
@@ -73,7 +73,6 @@ async def _rollout(env, task_id: str, url: str, retries: int = 2):
 @pytest.mark.docker
 async def test_scripted_rollout_runs_both_tools_keeps_the_namespace_and_leaves_nothing(env, smoke_script, monkeypatch):
     monkeypatch.setenv(POLICY_KEY_VAR, "local")
-    before = set(_containers())
     server, url = start_policy_server("reference", smoke_script, "127.0.0.1", 0)
     try:
         state = await _rollout(env, "smoke_sum", url)
@@ -84,13 +83,12 @@ async def test_scripted_rollout_runs_both_tools_keeps_the_namespace_and_leaves_n
     assert tool_outputs[2] == "sandbox\n/workspace".replace("\\n", "\n")
     assert "unexpected argument" in tool_outputs[3]
     assert state["grade"]["score"] == 1.0 and state.get("scoring_error") is None
-    assert set(_containers()) - before == set()
+    assert state["sandbox_id"] not in _containers()  # only idle warm-pool sandboxes remain
 
 
 @pytest.mark.docker
 async def test_a_rollout_that_breaks_its_sandbox_scores_zero_with_a_scoring_error(env, smoke_script, monkeypatch):
     monkeypatch.setenv(POLICY_KEY_VAR, "local")
-    before = set(_containers())
     server, url = start_policy_server("reference", smoke_script, "127.0.0.1", 0)
     try:
         state = await _rollout(env, "smoke_hello", url)
@@ -98,22 +96,24 @@ async def test_a_rollout_that_breaks_its_sandbox_scores_zero_with_a_scoring_erro
         server.should_exit = True
     assert state["grade"]["score"] == 0.0
     assert state["scoring_error"]
-    assert set(_containers()) - before == set()
+    assert state["sandbox_id"] not in _containers()
 
 
 @pytest.mark.docker
 async def test_a_rollout_whose_model_call_raises_leaves_no_container(env, monkeypatch):
     monkeypatch.setenv(POLICY_KEY_VAR, "local")
-    before = set(_containers())
     state = await _rollout(env, "smoke_sum", "http://127.0.0.1:9/v1", retries=0)  # nothing listens on port 9
     assert state.get("error") is not None
     assert state["grade"]["score"] == 0.0
-    assert set(_containers()) - before == set()
+    assert state["sandbox_id"] not in _containers()
 
 
 @pytest.mark.docker
-async def test_teardown_removes_every_container_of_the_env(env):
+async def test_teardown_removes_every_container_of_the_env_pool_included(env):
     sid = await env.sandbox_client._run(env.sandbox_client.create_sync, env.image)
-    assert sid in _containers()
+    await env.sandbox_client.pool.wait_full(timeout=60)
+    mine = {"label": f"websandbox.client={env.sandbox_client.client_id}"}
+    assert len(docker_client().api.containers(all=True, filters=mine)) >= 3
     await env.teardown_sandboxes()
     assert sid not in _containers()
+    assert docker_client().api.containers(all=True, filters=mine) == []
