@@ -337,6 +337,17 @@ class DockerSandboxClient:
         return list(self._records)
 
 
+def leaked_containers() -> list[dict[str, Any]]:
+    """websandbox containers whose owning process has ended: what a crash left behind."""
+    api = docker_client().api
+    out = []
+    for c in api.containers(all=True, filters={"label": LABEL}):
+        pid = int((c.get("Labels") or {}).get(LABEL_PID, "0") or 0)
+        if not (pid and _alive(pid)):
+            out.append(c)
+    return out
+
+
 def gc(all_owners: bool = False) -> list[str]:
     """Remove containers left by runs that ended without cleaning up.
 
@@ -344,11 +355,9 @@ def gc(all_owners: bool = False) -> list[str]:
     websandbox container on the engine.
     """
     api = docker_client().api
+    victims = api.containers(all=True, filters={"label": LABEL}) if all_owners else leaked_containers()
     removed = []
-    for c in api.containers(all=True, filters={"label": LABEL}):
-        pid = int((c.get("Labels") or {}).get(LABEL_PID, "0") or 0)
-        if not all_owners and pid and _alive(pid):
-            continue
+    for c in victims:
         try:
             api.remove_container(c["Id"], force=True, v=True)
             removed.append(c["Id"][:12])

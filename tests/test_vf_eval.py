@@ -1,0 +1,80 @@
+"""The user's whole path: the real vf-eval (a subprocess) against scripted policies on loopback.
+
+The reference policy must score 1.0 on every task of every family, the null policy
+0.0 everywhere, the saved results must load with verifiers' own loader, and no
+container may be left behind.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+from verifiers.utils.path_utils import is_valid_eval_results_path
+from verifiers.utils.save_utils import load_outputs
+
+from sandbox_env.cli import family_table, run_eval, start_policy_server
+from sandbox_env.dataset import load_rows
+from sandbox_env.sandbox.docker_backend import leaked_containers
+
+pytestmark = pytest.mark.docker
+
+
+def _families() -> set[str]:
+    return {r["info"]["family"] for r in load_rows()} - {"smoke"}
+
+
+def _run(policy: str, image: str) -> Path:
+    code, run = run_eval(policy=policy, concurrency=4, env_args={"image": image})
+    assert code == 0 and run is not None, f"vf-eval exited with {code}"
+    assert is_valid_eval_results_path(run)
+    return run
+
+
+def test_reference_policy_scores_one_on_every_task_and_leaves_no_container(image):
+    run = _run("reference", image)
+    outputs = load_outputs(run)
+    rows = load_rows()
+    expected = {r["info"]["task_id"] for r in rows if r["info"]["family"] != "smoke"}
+    by_task = {o["info"]["task_id"]: o for o in outputs}
+    assert set(by_task) == expected
+    wrong = {t: (o["reward"], (o.get("grade") or {}).get("reason")) for t, o in by_task.items() if o["reward"] != 1.0}
+    assert wrong == {}
+    table = {r["family"]: r for r in family_table(run / "results.jsonl")}
+    assert set(table) == _families()
+    assert all(r["scoring_error"] == 0 and r["tampered"] == 0 for r in table.values())
+    assert leaked_containers() == []  # the vf-eval worker has exited: nothing of it remains
+
+
+def test_null_policy_scores_zero_everywhere(image):
+    run = _run("null", image)
+    outputs = load_outputs(run)
+    assert len(outputs) == len([r for r in load_rows() if r["info"]["family"] != "smoke"])
+    assert {o["reward"] for o in outputs} == {0.0}
+    assert leaked_containers() == []  # the vf-eval worker has exited: nothing of it remains
+
+
+def test_policy_server_answers_bad_requests_with_status_and_error_body(tmp_path):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"smoke_sum": {"calls": [{"tool": "bash", "args": {"command": "ls"}}]}}))
+    server, url = start_policy_server("reference", script, "127.0.0.1", 0)
+    try:
+        r = httpx.post(f"{url}/chat/completions", content=b"{not json")
+        assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
+        r = httpx.post(f"{url}/chat/completions", json={"messages": []})
+        assert r.status_code == 400 and "model" in r.json()["error"]["message"]
+        r = httpx.post(f"{url}/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "x"}],
+                                                         "stream": True})  # fmt: skip
+        assert r.status_code == 400 and "streaming" in r.json()["error"]["message"]
+        assert httpx.get(f"{url}/nope").status_code == 404
+        assert httpx.get(f"{url}/chat/completions").status_code == 405
+        prompt = next(r["question"] for r in load_rows() if r["info"]["task_id"] == "smoke_sum")
+        tools = [{"type": "function", "function": {"name": "bash", "parameters": {}}}]
+        body = {"model": "m", "messages": [{"role": "user", "content": prompt}], "tools": tools}
+        r = httpx.post(f"{url}/chat/completions", json=body)
+        call = r.json()["choices"][0]["message"]["tool_calls"][0]["function"]
+        assert r.status_code == 200 and call == {"name": "bash", "arguments": '{"command": "ls"}'}
+    finally:
+        server.should_exit = True
