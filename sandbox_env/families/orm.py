@@ -84,10 +84,11 @@ book.sales, author.books, Book.objects.filter(authors__country=...))."""
 
 CONTRACT = f"""\
 Work with the `execute_code` tool: it runs Python in a persistent session where Django is already
-configured over a private copy of this database, and where {", ".join(MODELS)}, Q, F, Count, Sum,
-Avg, Max, Min, Value, Subquery, OuterRef, Exists, Case, When, Window, Coalesce, Cast, ExtractYear,
-TruncMonth, RowNumber, Rank, DenseRank, Lag, Lead, Decimal and date (among other usual names from
-django.db.models and django.db.models.functions) are already imported. Use the Django ORM.
+configured over a private copy of this database. Already imported there: the models
+({", ".join(MODELS)}),
+Q, F, Count, Sum, Avg, Max, Min, Value, Subquery, OuterRef, Exists, Case, When, Window, Coalesce,
+Cast, ExtractYear, TruncMonth, RowNumber, Rank, DenseRank, Lag, Lead, Decimal and date, among
+other usual names from django.db.models and django.db.models.functions. Use the Django ORM.
 
 Deliverable: leave the answer in the session as a variable named `result`: a plain `list` of plain
 `tuple`s, one tuple per row, values in the column order given, rows in the order given. Not a
@@ -208,7 +209,7 @@ class OrmFamily:
 
         calls = self.reference_calls(folder)
         universe = task.grading["universe"]
-        runs = [await self.rebuilt_run(ctx.client, ctx.image, calls, universe) for _ in range(2)]
+        runs = await asyncio.gather(*(self.rebuilt_run(ctx.client, ctx.image, calls, universe) for _ in range(2)))
         controls = []
 
         def add(name: str, ok: bool, detail: str) -> None:
@@ -233,16 +234,21 @@ class OrmFamily:
             "exact through JSON and equal to expected.json" if round_trip and frozen
             else "not exact through JSON" if not round_trip else "differs from the frozen expected.json")  # fmt: skip
 
-        ref, empty, missing = await asyncio.gather(
+        wrongs = self.wrong_calls(folder)
+        ref, empty, missing, *wrong_runs = await asyncio.gather(
             scripted_rollout(ctx.client, ctx.image, task, calls, timeout=REFERENCE_TIMEOUT),
             scripted_rollout(ctx.client, ctx.image, task, [{"tool": "execute_code", "args": {"code": "result = []"}}]),
             scripted_rollout(ctx.client, ctx.image, task, []),
+            *(scripted_rollout(ctx.client, ctx.image, task, c, timeout=REFERENCE_TIMEOUT) for c in wrongs.values()),
         )
         controls += [
             Control("reference", ref.grade.score, ref.grade.score == 1.0, ref.grade.reason),
             Control("empty", empty.grade.score, empty.grade.score == 0.0, empty.grade.reason),
             Control("missing", missing.grade.score, missing.grade.score == 0.0, missing.grade.reason),
         ]
+        for name, run in zip(wrongs, wrong_runs, strict=True):  # a known mistake must not pass
+            g = run.grade
+            controls.append(Control(name, g.score, g.score == 0.0 and g.scoring_error is None, g.reason))
         return controls
 
     def summarize(self, rows: list[TaskRow], controls: dict[str, list[Any]]) -> tuple[list[str], bool]:

@@ -17,6 +17,7 @@ The contract, and how each part is decided:
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,17 +103,14 @@ def row_mismatch(expected: tuple | list, got: tuple) -> str:
     return ""
 
 
+def _loose_key(row: tuple | list) -> tuple:
+    """A hashable key of a row, numbers rounded to 9 significant digits (ints and floats alike)."""
+    return tuple(("num", f"{float(v):.9g}") if type(v) in _NUMBERS else (type(v).__name__, v) for v in row)
+
+
 def _same_rows_any_order(expected: list, got: list[tuple]) -> bool:
-    """Whether the rows match as a multiset (used only to explain a failure)."""
-    left = list(got)
-    for e in expected:
-        for k, g in enumerate(left):
-            if not row_mismatch(e, g):
-                del left[k]
-                break
-        else:
-            return False
-    return not left
+    """Whether the rows match as a multiset, approximately; used only to explain a failure."""
+    return Counter(map(_loose_key, expected)) == Counter(map(_loose_key, got))
 
 
 def compare(tagged: Any, expected: list[list | tuple]) -> Comparison:

@@ -1,0 +1,1 @@
+result = [(Book.objects.filter(in_print=False).count(), Book.objects.filter(in_print=True).count())]

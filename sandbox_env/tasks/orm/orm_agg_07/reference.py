@@ -1,0 +1,7 @@
+result = list(
+    Sale.objects.filter(sold_on__year=2023)
+    .values("store__country")
+    .annotate(units=Sum("quantity"), n=Count("id"))
+    .order_by("-units", "store__country")
+    .values_list("store__country", "units", "n")
+)

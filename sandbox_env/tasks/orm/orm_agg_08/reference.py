@@ -1,0 +1,8 @@
+result = list(
+    Genre.objects.annotate(
+        b=Count("books", distinct=True), r=Count("books__reviews"), avg=Avg("books__reviews__rating")
+    )
+    .filter(b__gt=0)
+    .order_by("name")
+    .values_list("name", "b", "r", "avg")
+)

@@ -1,0 +1,1 @@
+result = [(t,) for t in Book.objects.filter(title__icontains="night", in_print=True).order_by("title").values_list("title", flat=True)]

@@ -1,0 +1,2 @@
+qs = Book.objects.filter(genre__name="Science Fiction", price__gte=Decimal("25.00")).filter(pages__lt=200, in_print=True).order_by("title")
+result = [(t, g, p, format(pr, ".2f")) for t, g, p, pr in qs.values_list("title", "genre__name", "pages", "price")]

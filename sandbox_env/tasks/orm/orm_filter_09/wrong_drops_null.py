@@ -1,0 +1,5 @@
+result = list(
+    Book.objects.filter(publisher__country__in=["Brazil", "Canada", "UK"], genre__in=Genre.objects.exclude(name="Fantasy"))
+    .order_by("title")
+    .values_list("title", "genre__name")
+)

@@ -1,0 +1,7 @@
+result = list(
+    Book.objects.filter(sales__store__country="USA")
+    .filter(reviews__verified=True, reviews__rating=5)
+    .distinct()
+    .order_by("title")
+    .values_list("title", "publisher__name")
+)

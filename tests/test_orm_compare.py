@@ -1,0 +1,185 @@
+"""The orm comparator and grade(), on the host: no Docker."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from sandbox_env.families.base import TaskRow
+from sandbox_env.families.orm import FAMILY
+from sandbox_env.families.orm_compare import compare, decode_result, values_match
+
+EXPECTED = [["Glass Orchard", 3, "27.00", 4.25, True, None], ["Iron Sky Protocol", 2, "29.99", 3.5, False, "x"]]
+
+
+def tag(rows, outer="list", inner="tuple"):
+    """The probe's tagged encoding of rows of plain values."""
+    return {outer: [{inner: list(r)} for r in rows]}
+
+
+def test_the_expected_rows_as_tuples_pass():
+    out = compare(tag(EXPECTED), EXPECTED)
+    assert out.passed, out.reason
+    assert [c["passed"] for c in out.checks] == [True, True, True]
+
+
+def test_the_right_rows_in_the_wrong_order_fail_and_say_so():
+    out = compare(tag(list(reversed(EXPECTED))), EXPECTED)
+    assert not out.passed
+    assert "wrong order" in out.reason
+
+
+def test_one_extra_row_fails():
+    out = compare(tag([*EXPECTED, EXPECTED[0]]), EXPECTED)
+    assert not out.passed
+    assert "expected 2 rows, got 3" in out.reason and "extra" in out.reason
+
+
+def test_one_missing_row_fails():
+    out = compare(tag(EXPECTED[:1]), EXPECTED)
+    assert not out.passed
+    assert "missing" in out.reason
+
+
+def test_float_noise_of_1e_9_passes():
+    noisy = [list(r) for r in EXPECTED]
+    noisy[0][3] += 1e-9
+    noisy[1][3] -= 1e-9
+    assert compare(tag(noisy), EXPECTED).passed
+
+
+def test_a_float_off_beyond_the_tolerance_fails():
+    off = [list(r) for r in EXPECTED]
+    off[0][3] = 4.2501
+    out = compare(tag(off), EXPECTED)
+    assert not out.passed and "column 3" in out.reason
+
+
+def test_a_string_differing_only_in_case_fails():
+    off = [list(r) for r in EXPECTED]
+    off[1][0] = "Iron sky protocol"
+    out = compare(tag(off), EXPECTED)
+    assert not out.passed and "column 0" in out.reason
+
+
+def test_a_money_string_without_two_decimals_fails():
+    off = [list(r) for r in EXPECTED]
+    off[0][2] = "27"
+    assert not compare(tag(off), EXPECTED).passed
+
+
+def test_a_list_of_lists_fails_because_the_contract_is_tuples():
+    out = compare(tag(EXPECTED, inner="list"), EXPECTED)
+    assert not out.passed
+    assert "row 0 is a list, not a tuple" in out.reason
+    assert out.checks[0] == {"name": "result_shape", "passed": False, "detail": out.reason}
+
+
+def test_a_tuple_of_tuples_fails():
+    out = compare(tag(EXPECTED, outer="tuple"), EXPECTED)
+    assert not out.passed and "is a tuple, not a list" in out.reason
+
+
+def test_a_queryset_fails_with_a_hint():
+    tagged = {"other": "django.db.models.query.QuerySet", "repr": "<QuerySet [('Glass Orchard', 3)]>"}
+    out = compare(tagged, EXPECTED)
+    assert not out.passed
+    assert "QuerySet" in out.reason and "not a list of tuples" in out.reason
+
+
+def test_a_dict_fails():
+    out = compare({"other": "builtins.dict", "repr": "{'a': 1}"}, EXPECTED)
+    assert not out.passed and "dict" in out.reason
+
+
+def test_a_missing_result_fails():
+    out = compare({"missing": True}, EXPECTED)
+    assert not out.passed and "not defined" in out.reason
+
+
+def test_an_unreadable_result_fails():
+    assert not compare({"unreadable": "value too large to probe"}, EXPECTED).passed
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [({"other": "decimal.Decimal", "repr": "Decimal('27.00')"}, "Decimal"),
+     ({"other": "datetime.date", "repr": "datetime.date(2021, 2, 16)"}, "date"),
+     ({"other": "float", "repr": "nan"}, "float"),
+     ({"tuple": [1]}, "tuple")],
+)  # fmt: skip
+def test_a_value_that_is_not_plain_fails_naming_its_type(value, kind):
+    rows = tag(EXPECTED)
+    rows["list"][0]["tuple"][2] = value
+    out = compare(rows, EXPECTED)
+    assert not out.passed
+    assert "row 0 column 2" in out.reason and kind in out.reason
+
+
+def test_a_named_tuple_row_is_not_a_tuple():
+    rows = {"list": [{"other": "django.db.models.query.Row", "repr": "Row(title='Glass Orchard')"}]}
+    rows_decoded, why = decode_result(rows)
+    assert rows_decoded is None and "Row" in why
+
+
+def test_an_empty_list_against_expected_rows_fails():
+    out = compare({"list": []}, EXPECTED)
+    assert not out.passed and "got 0" in out.reason
+
+
+def test_a_row_of_the_wrong_width_fails():
+    out = compare(tag([r[:-1] for r in EXPECTED]), EXPECTED)
+    assert not out.passed and "has 5 values, expected 6" in out.reason
+
+
+def test_int_and_float_of_the_same_value_match_but_ints_compare_exactly():
+    assert values_match(3, 3.0) and values_match(3.0, 3)
+    assert not values_match(1_000_000, 1_000_001)
+    assert values_match(0.1 + 0.2, 0.3)
+
+
+def test_bool_is_not_int():
+    assert not values_match(True, 1)
+    assert not values_match(1, True)
+    assert not values_match(0, False)
+    assert values_match(False, False)
+
+
+def test_none_matches_only_none():
+    assert values_match(None, None)
+    assert not values_match(None, 0)
+    assert not values_match("", None)
+
+
+def test_a_number_and_its_string_do_not_match():
+    assert not values_match(3, "3")
+    assert not values_match("27.00", 27.0)
+
+
+def _task(expected):
+    return TaskRow("orm_test", "orm", "easy", "filtering", "prompt", grading={"expected": expected})
+
+
+def test_grade_scores_one_only_for_the_exact_rows_and_reports_checks():
+    good = asyncio.run(FAMILY.grade({"result": tag(EXPECTED)}, _task(EXPECTED), None))
+    bad = asyncio.run(FAMILY.grade({"result": tag(EXPECTED, inner="list")}, _task(EXPECTED), None))
+    assert (good.score, good.metrics["checks_passed"]) == (1.0, 1.0)
+    assert bad.score == 0.0 and bad.scoring_error is None
+    assert "tuple" in bad.reason and bad.metrics["checks_passed"] == 0.0
+    assert {c["name"] for c in bad.checks} == {"result_shape", "row_count", "rows_in_order"}
+
+
+def test_grade_without_a_probe_is_a_harness_fault():
+    grade = asyncio.run(FAMILY.grade({}, _task(EXPECTED), None))
+    assert grade.score == 0.0 and grade.scoring_error
+
+
+def test_grading_a_large_answer_takes_well_under_a_third_of_a_second():
+    expected = [[f"title {i}", i, f"{i}.50", i / 7, i % 2 == 0, None] for i in range(2000)]
+    shuffled = tag(expected[::-1])
+    t0 = time.perf_counter()
+    for tagged in (tag(expected), shuffled):
+        asyncio.run(FAMILY.grade({"result": tagged}, _task(expected), None))
+    assert time.perf_counter() - t0 < 0.3
