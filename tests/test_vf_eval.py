@@ -78,3 +78,66 @@ def test_policy_server_answers_bad_requests_with_status_and_error_body(tmp_path)
         assert r.status_code == 200 and call == {"name": "bash", "arguments": '{"command": "ls"}'}
     finally:
         server.should_exit = True
+
+
+def _process_tree(root: int) -> set[int]:
+    import os
+
+    pids, changed = {root}, True
+    while changed:
+        changed = False
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) in pids:
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid in pids:
+                pids.add(int(entry))
+                changed = True
+    return pids
+
+
+def test_sigterm_to_vf_eval_mid_run_leaves_no_container(image, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from sandbox_env.cli import POLICY_KEY_VAR
+    from sandbox_env.sandbox.docker_backend import LABEL, LABEL_PID
+    from sandbox_env.sandbox.engine import docker_client
+
+    slow = {"calls": [{"tool": "bash", "args": {"command": "sleep 30"}}]}
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"smoke_sum": slow, "smoke_hello": slow}))
+    server, url = start_policy_server("reference", script, "127.0.0.1", 0)
+    api = docker_client().api
+
+    def containers_of(pids: set[int]) -> list[dict]:
+        every = api.containers(all=True, filters={"label": LABEL})
+        return [c for c in every if int(c["Labels"].get(LABEL_PID, 0)) in pids]
+
+    import sys
+    from pathlib import Path
+
+    vf_eval = str(Path(sys.executable).with_name("vf-eval"))
+    cmd = [vf_eval, "websandbox", "-m", "script", "-b", url, "-k", POLICY_KEY_VAR, "-n", "-1", "-r", "2",
+           "-c", "4", "--disable-tui", "-a", json.dumps({"family": "smoke", "image": image})]  # fmt: skip
+    proc = subprocess.Popen(cmd, env={**os.environ, POLICY_KEY_VAR: "x"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline, pids = time.monotonic() + 120, {proc.pid}
+        while time.monotonic() < deadline and len(containers_of(pids)) < 4:
+            pids |= _process_tree(proc.pid)
+            time.sleep(0.3)
+        assert len(containers_of(pids)) >= 4, "the rollouts never started"
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+        assert containers_of(pids) == []
+    finally:
+        server.should_exit = True
+        if proc.poll() is None:
+            proc.kill()
