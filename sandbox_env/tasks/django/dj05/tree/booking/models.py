@@ -1,0 +1,1 @@
+"""The booking models: write Room and Reservation here (see the task)."""

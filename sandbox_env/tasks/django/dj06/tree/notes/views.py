@@ -1,0 +1,1 @@
+"""The note views: write NoteListView, NoteDetailView, NoteCreateView and NoteUpdateView here (see the task)."""

@@ -1,0 +1,1 @@
+"""The middleware of the site: write RequestIDMiddleware, MaintenanceMiddleware and ServiceErrorMiddleware here."""

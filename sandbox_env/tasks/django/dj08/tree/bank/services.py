@@ -1,0 +1,1 @@
+"""Money transfers: write InsufficientFunds, transfer() and batch_transfer() here (see the task)."""

@@ -1,0 +1,1 @@
+"""The activity report: write post_activity() here (see the task)."""

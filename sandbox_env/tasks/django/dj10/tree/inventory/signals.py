@@ -1,0 +1,1 @@
+"""Signals of the inventory: write stock_low and the receivers here (see the task)."""
