@@ -24,9 +24,16 @@ class ChannelError(RuntimeError):
 
 
 class AgentChannel:
+    """Speaks to the agent that runs as the container's main process, over an attach stream.
+
+    The agent exits when its stdin closes, so a host that dies takes its sandboxes'
+    agents with it; a broken stream is therefore not reopened but reported.
+    """
+
     def __init__(self, api: docker.APIClient, container_id: str) -> None:
         self._api = api
         self._cid = container_id
+        self._opened = False
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
         self._buf = bytearray()  # undemultiplexed bytes
@@ -35,11 +42,10 @@ class AgentChannel:
         self._next_id = 0
 
     def open(self) -> None:
-        exec_id = self._api.exec_create(
-            self._cid, AGENT_ARGV, stdin=True, stdout=True, stderr=True,
-            user=SANDBOX_USER, workdir="/workspace",
-        )["Id"]  # fmt: skip
-        raw = self._api.exec_start(exec_id, socket=True)
+        if self._opened:
+            raise ChannelError("the stream to the sandbox agent was closed earlier (the agent has exited)")
+        raw = self._api.attach_socket(self._cid, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+        self._opened = True
         sock = getattr(raw, "_sock", raw)
         sock.settimeout(None)
         self._sock = sock

@@ -29,7 +29,7 @@ from prime_sandboxes import (
     ReadFileResponse,
 )
 
-from sandbox_env.sandbox.channel import SANDBOX_USER, AgentChannel, ChannelError
+from sandbox_env.sandbox.channel import AGENT_ARGV, SANDBOX_USER, AgentChannel, ChannelError
 from sandbox_env.sandbox.engine import docker_client
 from sandbox_env.sandbox.pool import WarmPool
 
@@ -141,7 +141,8 @@ class DockerSandboxClient:
         try:
             container = self._docker.containers.create(
                 image,
-                command=["sleep", "infinity"],
+                command=AGENT_ARGV,
+                stdin_open=True,
                 name=name,
                 labels=labels,
                 user=SANDBOX_USER,
