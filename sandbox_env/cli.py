@@ -134,7 +134,7 @@ def run_eval(policy: str = "reference", script: Path | None = None, concurrency:
     before = set(_results_dir(model).glob("*"))
     cmd = [
         str(Path(sys.executable).with_name("vf-eval")), ENV_ID, "-m", model, "-b", url, "-k", POLICY_KEY_VAR,
-        "-n", str(num_examples), "-r", str(rollouts), "-c", str(concurrency), "-s", "--disable-tui",
+        "-n", str(num_examples), "-r", str(rollouts), "-c", str(concurrency), "-s", "--disable-tui", "-C", "grade",
         "-a", json.dumps(env_args or {}), *(extra or []),
     ]  # fmt: skip
     env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy")}
@@ -158,7 +158,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return code or 1
     print_table(family_table(run / "results.jsonl"), f"{args.script or args.policy} policy, {run.name}")
     left = count_containers()
-    print(f"saved to {run.relative_to(REPO_ROOT)} (open with: vf-tui)")
+    print(f"saved to {run.relative_to(REPO_ROOT)} (vf-tui / prime eval view read it)")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return 0 if left == 0 else 1
 
