@@ -106,3 +106,14 @@ async def test_collect_from_a_killed_container_raises_a_sandbox_error(client, im
             await FAMILY.collect(sb, task)
     finally:
         await client._run(client.delete_sync, sid)
+
+
+async def test_a_result_too_large_to_read_scores_zero_without_a_harness_fault(sandbox):
+    task = FAMILY.compile_task(TASKS[0])
+    await FAMILY.setup(sandbox, task)
+    await sandbox.run_python("result = [(i,) for i in range(150_000)]")
+    final = await FAMILY.collect(sandbox, task)
+    grade = await FAMILY.grade(final, task, None)
+    assert "unreadable" in final["result"]
+    assert grade.score == 0.0 and grade.scoring_error is None
+    assert "could not be read" in grade.reason

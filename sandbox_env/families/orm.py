@@ -125,6 +125,11 @@ def build_prompt(meta: dict[str, Any]) -> str:
             f"Each row: ({cols})\nOrder: {meta['order'].strip()}\n\n{CONTRACT}")  # fmt: skip
 
 
+def _exact(value: Any) -> str:
+    """JSON text of a value: equal only when types and values are (True is not 1, 1 is not 1.0)."""
+    return json.dumps(value, sort_keys=True)
+
+
 def load_expected(folder: Path) -> list[list[Any]]:
     return json.loads((folder / "expected.json").read_text())["rows"]
 
@@ -221,7 +226,8 @@ class OrmFamily:
                      if c.timed_out or c.restarted or "Traceback (most recent call last)" in c.output]  # fmt: skip
         add("clean_run", not bad_cells, bad_cells[0] if bad_cells else "the reference ran without an error, twice")
         tagged = runs[0]["result"]
-        add("deterministic", tagged == runs[1]["result"], "two rebuilt databases give the same `result`")
+        same = _exact(tagged) == _exact(runs[1]["result"])  # by JSON text, so True and 1 differ
+        add("deterministic", same, "two rebuilt databases give the same `result`" if same else "the results differ")
         rows, why = decode_result(tagged)
         add("shape", bool(rows), why or ("a non-empty list of tuples of plain values" if rows else "no rows"))
         n_universe = runs[0]["universe_rows"]
@@ -229,7 +235,7 @@ class OrmFamily:
         add("nontrivial", nontrivial, f"{len(rows or [])} rows of {n_universe} in {universe}")
         round_trip = json.loads(json.dumps(tagged)) == tagged and rows is not None and (
             [list(r) for r in rows] == json.loads(json.dumps([list(r) for r in rows])))
-        frozen = rows is not None and [list(r) for r in rows] == task.grading["expected"]
+        frozen = rows is not None and _exact([list(r) for r in rows]) == _exact(task.grading["expected"])
         add("round_trip", round_trip and frozen,
             "exact through JSON and equal to expected.json" if round_trip and frozen
             else "not exact through JSON" if not round_trip else "differs from the frozen expected.json")  # fmt: skip
