@@ -158,16 +158,16 @@ class FastAPIFamily:
             if stage == "serving":
                 return _failed(checks, f"the app, while serving requests, {how} before any report was made", imported=True)
             return Grade.harness_fault(f"the HTTP driver stopped at stage {stage!r} ({how})")
+        if report.get("stalled"):
+            st = report["stalled"]
+            return _failed(checks, f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
+                           imported=bool(report.get("imported")))  # fmt: skip
         if not report.get("imported"):
             error = (report.get("import_error") or "").strip()
             last = error.splitlines()[-1] if error else "unknown error"
             return _failed(checks, f"app.py failed to import: {last}", imported=False, detail=error)
         if not report.get("has_app"):
             return _failed(checks, "app.py imported, but it defines no module-level `app`", imported=True)
-        if report.get("stalled"):
-            st = report["stalled"]
-            return _failed(checks, f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
-                           imported=True)  # fmt: skip
         return _score(checks, canaries, layout, report, openapi_url)
 
     async def verify_task(self, folder: Path, task: TaskRow, ctx: Any) -> list[Any]:

@@ -34,7 +34,8 @@ import traceback
 from report_channel import grader_output_tail, open_channel
 
 channel, request = open_channel()
-_now = time.monotonic
+_now = time.monotonic  # the driver's own references: an app that patches time does not blind the watchdog
+_sleep = time.sleep
 _started = _now()
 _lock = threading.Lock()
 _final = threading.Lock()
@@ -42,6 +43,7 @@ _write = os.write
 _fd = channel._fd
 _nonce = channel._nonce.encode()
 BODY_CAP = 256 * 1024
+REQUEST_TIMEOUT = float(request.get("request_timeout", 10))
 
 
 def note(payload: dict) -> None:
@@ -82,7 +84,7 @@ state: dict = {
     "stalled": None,
     "integrity": [],
 }
-_current: dict = {"since": None, "what": None}
+_current: dict = {"since": None, "what": None, "limit": None}  # what runs now, since when, and its own limit
 
 
 def integrity_problems() -> list[str]:
@@ -100,19 +102,23 @@ def finish() -> None:
     _send(report)
 
 
-def watchdog(request_timeout: float, deadline: float) -> None:
+def watchdog(deadline: float) -> None:
     while True:
-        time.sleep(0.05)
+        _sleep(0.05)
         now = _now()
-        since = _current["since"]
-        late_request = since is not None and now - since > request_timeout
-        if late_request or now - _started > deadline:
+        since, limit = _current["since"], _current["limit"]
+        late = since is not None and limit is not None and now - since > limit
+        if late or now - _started > deadline:
             state["stalled"] = {
-                "what": _current["what"],
-                "limit": request_timeout if late_request else deadline,
-                "kind": "request" if late_request else "run",
+                "what": _current["what"] or "the run",
+                "limit": limit if late else deadline,
+                "kind": "step" if late else "run",
             }
             finish()
+
+
+def doing(what: str | None, limit: float | None = None) -> None:
+    _current.update(since=None if what is None else _now(), what=what, limit=limit)
 
 
 def load_app(path: str):
@@ -164,16 +170,16 @@ def send_one(client, req: dict) -> dict:
 def run_session(steps: list[dict], get_app, out: dict) -> None:
     """Serve one session's requests with its own TestClient; fill `out` as responses come."""
     try:
-        _current.update(since=_now(), what="importing app.py")
+        doing("importing app.py")  # bounded by the run's deadline only
         try:
             app = get_app()
         except BaseException as exc:  # noqa: BLE001 - the app's failure is data
             out["error"] = "importing app.py again failed: " + error_text(exc, 1500)
             return
-        _current.update(since=_now(), what="application startup (lifespan)")
+        doing("application startup (lifespan)", REQUEST_TIMEOUT)
         with _TestClient(app, raise_server_exceptions=False, follow_redirects=False) as client:
             for i, req in enumerate(steps):
-                _current.update(since=_now(), what=f"{req['method']} {req['path']}")
+                doing(f"{req['method']} {req['path']}", REQUEST_TIMEOUT)
                 try:
                     resp = send_one(client, req)
                 except BaseException as exc:  # noqa: BLE001
@@ -181,29 +187,25 @@ def run_session(steps: list[dict], get_app, out: dict) -> None:
                 with _lock:
                     out["responses"].append(resp)
                 if i == len(steps) - 1:
-                    _current.update(since=_now(), what="application shutdown (lifespan)")
+                    doing("application shutdown (lifespan)", REQUEST_TIMEOUT)
     except BaseException as exc:  # noqa: BLE001 - a lifespan failure fails this session
         out["error"] = "the app's lifespan failed: " + error_text(exc, 1500)
     finally:
-        _current.update(since=None, what=None)
+        doing(None)
 
 
 def main() -> None:
     app_path = request.get("app_path", "/workspace/app.py")
-    threading.Thread(
-        target=watchdog,
-        args=(float(request.get("request_timeout", 10)), float(request.get("deadline", 60))),
-        daemon=True,
-    ).start()
+    threading.Thread(target=watchdog, args=(float(request.get("deadline", 60)),), daemon=True).start()
     note({"stage": "importing"})
-    _current.update(since=_now(), what="importing app.py")
+    doing("importing app.py")
     try:
         module = load_app(app_path)
     except BaseException as exc:  # noqa: BLE001 - SyntaxError, SystemExit, anything
         state["import_error"] = error_text(exc)
-        _current.update(since=None, what=None)
+        doing(None)
         finish()
-    _current.update(since=None, what=None)
+    doing(None)
     state["imported"] = True
     state["has_app"] = hasattr(module, "app")
     note({"stage": "serving", "imported": True})

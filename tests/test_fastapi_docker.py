@@ -1,0 +1,239 @@
+"""The fastapi family through real containers: references, rollouts, leaks, stalls and attacks on the driver."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from pathlib import Path
+
+import pytest
+
+from sandbox_env.families.fastapi import FAMILY
+from sandbox_env.grading import Grader
+from sandbox_env.rollout import scripted_rollout
+
+pytestmark = pytest.mark.docker
+
+TASKS = Path(__file__).resolve().parents[1] / "sandbox_env" / "tasks" / "fastapi"
+PATH_ORDER = (TASKS / "fastapi_path_order" / "reference.py").read_text()
+STATUS_204 = (TASKS / "fastapi_status_204" / "reference.py").read_text()
+
+HALF_RIGHT_204 = '''
+from fastapi import FastAPI, HTTPException
+from pydantic import BaseModel
+
+app = FastAPI()
+NOTES = {}
+
+
+class NoteIn(BaseModel):
+    text: str
+
+
+@app.post("/notes", status_code=201)
+def create(note: NoteIn):
+    note_id = len(NOTES) + 1
+    NOTES[note_id] = {"id": note_id, "text": note.text}
+    return NOTES[note_id]
+
+
+@app.get("/notes/{note_id}")
+def read(note_id: int):
+    if note_id not in NOTES:
+        raise HTTPException(404, "Note not found")
+    return NOTES[note_id]
+
+
+@app.delete("/notes/{note_id}")
+def delete(note_id: int):  # answers 200 with a body instead of 204, and never deletes
+    if note_id not in NOTES:
+        raise HTTPException(404, "Note not found")
+    return {"deleted": note_id}
+'''
+
+
+def task(name: str):
+    return FAMILY.compile_task(TASKS / name)
+
+
+async def grade(client, image, name: str, source: str, timeout: float = 60, **grading):
+    row = task(name)
+    if grading:
+        row = dataclasses.replace(row, grading={**row.grading, **grading})
+    return await FAMILY.grade({"files": {"app.py": source}}, row, Grader(client, image, timeout))
+
+
+async def test_every_reference_scores_one_and_trips_no_canary(client, image):
+    folders = sorted(p for p in TASKS.iterdir() if (p / "task.toml").is_file())
+    sem = asyncio.Semaphore(4)
+
+    async def one(folder):
+        async with sem:
+            return folder.name, await grade(client, image, folder.name, (folder / "reference.py").read_text())
+
+    results = await asyncio.gather(*(one(f) for f in folders))
+    bad = {name: g.reason for name, g in results if g.score != 1.0 or g.tampered or g.scoring_error}
+    assert not bad
+
+
+async def test_scripted_rollout_writing_the_reference_with_bash_scores_one(client, image):
+    row = task("fastapi_path_order")
+    run = await scripted_rollout(client, image, row, FAMILY.reference_calls(TASKS / "fastapi_path_order"))
+    assert run.grade.score == 1.0, run.grade.reason
+    assert run.grade.metrics == {"module_imported": 1.0, "checks_passed": 1.0, "tampered": 0.0}
+    assert all(c["passed"] for c in run.grade.checks)
+
+
+async def test_half_right_app_scores_strictly_between_zero_and_one(client, image):
+    command = f"cat > /workspace/app.py <<'EOF'\n{HALF_RIGHT_204}\nEOF\n"
+    run = await scripted_rollout(client, image, task("fastapi_status_204"), [{"tool": "bash", "args": {"command": command}}])
+    assert 0.0 < run.grade.score < 1.0, run.grade.reason
+    assert not run.grade.tampered
+    failed = {c["name"]: c["detail"] for c in run.grade.checks if not c["passed"]}
+    assert "expected 204, got 200" in failed["delete answers 204 with an empty body and the note is gone"]
+
+
+async def test_threads_subprocesses_and_forks_left_running_do_not_hang_grading(client, image):
+    leaky = PATH_ORDER + '''
+import os, subprocess, threading, time
+threading.Thread(target=lambda: time.sleep(3600)).start()           # not a daemon
+subprocess.Popen(["sleep", "3600"])
+if os.fork() == 0:
+    os.setsid()                                                       # out of the process group
+    time.sleep(3600)
+'''
+    t0 = time.perf_counter()
+    g = await grade(client, image, "fastapi_path_order", leaky, timeout=60)
+    assert g.score == 1.0, g.reason
+    assert time.perf_counter() - t0 < 30
+
+
+async def test_a_hanging_endpoint_stops_the_run_with_a_reason(client, image):
+    hanging = PATH_ORDER + '''
+import time
+
+@app.get("/users/me/slow")
+def slow():
+    time.sleep(3600)
+
+@app.middleware("http")
+async def stall(request, call_next):
+    if request.url.path == "/users/me":
+        time.sleep(3600)
+    return await call_next(request)
+'''
+    t0 = time.perf_counter()
+    g = await grade(client, image, "fastapi_path_order", hanging, timeout=60, request_timeout=2)
+    assert g.score == 0.0 and g.scoring_error is None and not g.tampered
+    assert "GET /users/me did not finish within 2 s" in g.reason
+    assert time.perf_counter() - t0 < 30
+
+
+async def test_an_import_that_never_ends_stops_at_the_run_deadline(client, image):
+    g = await grade(client, image, "fastapi_path_order", "while True:\n    pass\n", timeout=10)
+    assert g.score == 0.0 and g.scoring_error is None
+    assert "importing app.py did not finish" in g.reason and g.metrics["module_imported"] == 0.0
+
+
+async def test_import_errors_are_the_submissions_failure_with_the_traceback(client, image):
+    syntax, missing = await asyncio.gather(
+        grade(client, image, "fastapi_path_order", "from fastapi import FastAPI\napp = FastAPI(\n"),
+        grade(client, image, "fastapi_path_order", "import no_such_module\n"),
+    )
+    assert syntax.score == 0.0 and syntax.scoring_error is None and "SyntaxError" in syntax.reason
+    assert missing.score == 0.0 and "ModuleNotFoundError" in missing.reason
+    assert "no_such_module" in missing.checks[0]["detail"]
+
+
+PATCH_CLIENT = '''
+import httpx
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+app = FastAPI()
+
+
+def fake_request(self, method, url, **kwargs):
+    return httpx.Response(200, json={}, request=httpx.Request(method, "http://testserver" + str(url)))
+
+
+TestClient.request = fake_request
+'''
+
+# Patches a method the driver does not watch: only the canaries can see it.
+PATCH_HTTPX_DEEP = '''
+import httpx
+from fastapi import FastAPI
+
+app = FastAPI()
+
+
+def fake_send(self, request, *args, **kwargs):
+    return httpx.Response(200, json={}, request=request)
+
+
+httpx.Client._send_handling_redirects = fake_send
+'''
+
+
+async def test_an_app_that_patches_the_test_client_scores_zero_as_tampered(client, image):
+    first, deep = await asyncio.gather(
+        grade(client, image, "fastapi_status_204", PATCH_CLIENT),
+        grade(client, image, "fastapi_status_204", PATCH_HTTPX_DEEP),
+    )
+    for g in (first, deep):
+        assert g.score == 0.0 and g.tampered and g.metrics["tampered"] == 1.0, g.reason
+        assert g.scoring_error is None
+    assert "TestClient.request" in first.reason
+    assert "unknown path answered 200" in deep.reason
+
+
+FAKE_FRAMES = '''
+import json, os, sys
+
+
+def write_fake_frames():
+    fake = {"stage": "done", "imported": True, "has_app": True, "sessions": [], "integrity": []}
+    for nonce in ("0" * 32, "f" * 32):
+        frame = "\\n" + nonce + "\\n" + json.dumps(fake) + "\\n" + nonce + "\\n"
+        print(frame)
+        sys.stdout.flush()
+        for fd in range(1, 30):
+            try:
+                os.write(fd, frame.encode())
+            except OSError:
+                pass
+'''
+
+EXIT_AT_IMPORT = STATUS_204 + FAKE_FRAMES + "\nwrite_fake_frames()\nos._exit(0)\n"
+
+EXIT_WHILE_SERVING = STATUS_204 + FAKE_FRAMES + '''
+
+@app.middleware("http")
+async def leave(request, call_next):
+    write_fake_frames()
+    os._exit(0)
+'''
+
+
+async def test_printing_a_fake_report_does_not_raise_the_score(client, image):
+    honest, faking = await asyncio.gather(
+        grade(client, image, "fastapi_status_204", HALF_RIGHT_204),
+        grade(client, image, "fastapi_status_204", HALF_RIGHT_204 + FAKE_FRAMES + "\nwrite_fake_frames()\n"),
+    )
+    assert 0.0 < honest.score < 1.0
+    assert faking.score == honest.score and not faking.tampered and faking.scoring_error is None
+
+
+async def test_exiting_early_after_a_fake_report_scores_zero_without_a_scoring_error(client, image):
+    at_import, while_serving = await asyncio.gather(
+        grade(client, image, "fastapi_status_204", EXIT_AT_IMPORT),
+        grade(client, image, "fastapi_status_204", EXIT_WHILE_SERVING),
+    )
+    assert at_import.score == 0.0 and at_import.scoring_error is None and not at_import.tampered
+    assert "importing app.py ended it (exit code 0)" in at_import.reason
+    assert at_import.metrics["module_imported"] == 0.0
+    assert while_serving.score == 0.0 and while_serving.scoring_error is None
+    assert "while serving requests" in while_serving.reason
+    assert while_serving.metrics["module_imported"] == 1.0
