@@ -51,7 +51,10 @@ async def scripted_rollout(client: DockerSandboxClient, image: str, task: TaskRo
         await family.setup(sb, task)
         for call in calls:
             outputs.append(await call_tool(sb, call["tool"], call["args"], timeout))
-        final = await family.collect(sb, task)
+        try:
+            final = await family.collect(sb, task)
+        except Exception as exc:  # noqa: BLE001 - as in the env: the harness failed, not the model
+            return ScriptedRun(Grade.harness_fault(f"could not take the final state out of the sandbox: {exc}"), outputs)
     finally:
         await client._run(client.delete_sync, sid)
     final = json.loads(json.dumps(final))  # plain data only crosses from run to grade

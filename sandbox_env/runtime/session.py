@@ -100,7 +100,10 @@ class Session:
         if name not in self.ns:
             return {"value": {"missing": True}}
         budget = [MAX_PROBE_ITEMS]
-        return {"value": encode(self.ns[name], budget)}
+        try:
+            return {"value": encode(self.ns[name], budget)}
+        except (ValueError, RecursionError) as exc:
+            return {"value": {"other": "too large", "repr": str(exc)[:200]}}
 
     def serve(self) -> None:
         for line in self.proto_in:
