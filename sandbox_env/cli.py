@@ -115,11 +115,11 @@ def print_table(rows: list[dict], title: str) -> None:
     Console().print(table)
 
 
-def count_containers() -> int:
-    from sandbox_env.sandbox.docker_backend import LABEL
-    from sandbox_env.sandbox.engine import docker_client
+def leaked_ids() -> set[str]:
+    """Containers whose owning process has ended (a finished vf-eval leaves none)."""
+    from sandbox_env.sandbox.docker_backend import leaked_containers
 
-    return len(docker_client().api.containers(all=True, filters={"label": LABEL}))
+    return {c["Id"] for c in leaked_containers()}
 
 
 def run_eval(policy: str = "reference", script: Path | None = None, concurrency: int = 4, num_examples: int = -1,
@@ -150,6 +150,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     env_args = json.loads(args.env_args) if args.env_args else {}
     if args.family:
         env_args["family"] = args.family
+    leaked_before = leaked_ids()
     t0 = time.perf_counter()
     code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
     wall = time.perf_counter() - t0
@@ -157,7 +158,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"vf-eval failed (exit code {code})", file=sys.stderr)
         return code or 1
     print_table(family_table(run / "results.jsonl"), f"{args.script or args.policy} policy, {run.name}")
-    left = count_containers()
+    left = len(leaked_ids() - leaked_before)
     print(f"saved to {run.relative_to(REPO_ROOT)} (vf-tui / prime eval view read it)")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return 0 if left == 0 else 1
