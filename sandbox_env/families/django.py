@@ -49,7 +49,7 @@ def _read_folder(folder: Path) -> dict[str, str]:
     }
 
 
-def test_ids(path: str, source: str) -> list[str]:
+def collect_test_ids(path: str, source: str) -> list[str]:
     """The nodeids pytest will give the tests of one file: module functions and Test* class methods."""
     ids: list[str] = []
     for node in ast.parse(source, path).body:
@@ -109,7 +109,7 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
             raise ValueError(f"{folder}: reference/{d} is missing")
     if not tests or any(not Path(p).name.startswith("test_") for p in tests):
         raise ValueError(f"{folder}: tests/ must hold test_*.py files only")
-    ids = [i for path, text in tests.items() for i in test_ids(path, text)]
+    ids = [i for path, text in tests.items() for i in collect_test_ids(path, text)]
     budget = [f"{TESTS_DIR}/{b}" for b in meta.get("budget_tests", [])]
     for b in budget:
         if b not in ids:
@@ -244,8 +244,8 @@ def _appended_canaries(n: _Names, rng: random.Random, path: str, budget: bool) -
 def make_canaries(tests: dict[str, str], budget_files: set[str], rng: random.Random | None = None) -> Canaries:
     """Canary tests with fresh random names: a canary module, and must-fail tests added to each frozen file."""
     rng = rng or random.Random(secrets.randbits(64))
-    taken = {i.split("::")[-1] for p, t in tests.items() for i in test_ids(p, t)} | set(tests)
-    taken |= {i.split("::")[-2] for p, t in tests.items() for i in test_ids(p, t) if i.count("::") == 2}
+    taken = {i.split("::")[-1] for p, t in tests.items() for i in collect_test_ids(p, t)} | set(tests)
+    taken |= {i.split("::")[-2] for p, t in tests.items() for i in collect_test_ids(p, t) if i.count("::") == 2}
     n = _Names(rng, taken)
     module = n.module()
     text, expect = _canary_module(n, rng, module)

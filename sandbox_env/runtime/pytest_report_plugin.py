@@ -8,6 +8,7 @@ trusted by the host on its own: the host checks canary outcomes it alone knows.
 from __future__ import annotations
 
 import importlib
+import time
 from typing import Any
 
 MAX_TEXT = 2000
@@ -32,12 +33,23 @@ class Recorder:
         self.outcomes: dict[str, str] = {}
         self.failures: dict[str, str] = {}
         self.imported: dict[str, Any] = {}
+        self.cpu: dict[str, float] = {}  # CPU seconds of the process at each stage, to see what a run costs
+
+    def _mark(self, stage: str) -> None:
+        self.cpu[stage] = round(time.process_time(), 3)
+
+    def pytest_configure(self, config: Any) -> None:
+        self._mark("configured")
+
+    def pytest_sessionfinish(self, session: Any) -> None:
+        self._mark("finished")
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed:
             self.collection_errors[report.nodeid] = _text(report)
 
     def pytest_collection_finish(self, session: Any) -> None:
+        self._mark("collected")
         self.collection_done = True
         self.collected = [item.nodeid for item in session.items]
         for name in self.modules:  # most are imported by now; this records why one is not
@@ -70,4 +82,5 @@ class Recorder:
             "outcomes": self.outcomes,
             "failures": self.failures,
             "imported": self.imported,
+            "cpu": self.cpu,
         }

@@ -67,12 +67,13 @@ try:
     args = [
         "-p", "pytest_django.plugin", "-p", "no:cacheprovider", "-p", "no:stepwise",
         "-c", ini, "--rootdir", WORKSPACE, "--ds", settings, "--no-migrations",
-        "--continue-on-collection-errors", "-q", "--tb=short", "-W", "ignore::DeprecationWarning",
+        "--continue-on-collection-errors", "-q", "--tb=short", "-W", "ignore::pytest.PytestAssertRewriteWarning",
         *tests,
     ]  # fmt: skip
 except BaseException:  # noqa: BLE001 - the harness failed before the code under test ran
     channel.send({"stage": "harness_error", "error": traceback.format_exc()[-3000:]})
 
+recorder.cpu["imports"] = round(time.process_time(), 3)
 post({"stage": "started"})
 crash = None
 try:
@@ -87,4 +88,5 @@ channel.send({
     **recorder.report(),
     "output_tail": grader_output_tail(3000),
     "seconds": round(time.monotonic() - started, 3),
+    "cpu_seconds": round(sum(os.times()[:2]), 3),
 })  # fmt: skip
