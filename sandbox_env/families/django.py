@@ -84,9 +84,10 @@ A Django 6.1 project is in /workspace:
 
 {_listing(list(files))}
 
-Write {which} (present now as a stub). Only {"this file is" if len(deliverables) == 1 else "these files are"} \
-graded: the rest of the tree is reset to what you see now, and the acceptance tests in `tests/` are replaced \
-by a frozen copy, so editing them or adding a `conftest.py` changes nothing in your grade.
+Write {which} ({"present now as a stub" if len(deliverables) == 1 else "each present now as a stub"}). \
+Only {"this file is" if len(deliverables) == 1 else "these files are"} graded: the rest of the tree is reset \
+to what you see now, and the acceptance tests in `tests/` are replaced by a frozen copy, so editing them \
+or adding a `conftest.py` changes nothing in your grade.
 
 Run the acceptance tests with `cd /workspace && python -m pytest` (pytest-django; the test database is an \
 in-memory SQLite database built from the models, without migrations). You pass when every test passes.
@@ -280,6 +281,12 @@ def _metrics(**values: float) -> dict[str, float]:
     return {name: float(values.get(name, 0.0)) for name in METRIC_NAMES}
 
 
+def _fault(reason: str) -> Grade:
+    grade = Grade.harness_fault(reason)
+    grade.metrics = _metrics(scoring_error=1.0)
+    return grade
+
+
 def _first_line(text: str, limit: int = 300) -> str:
     lines = [ln.strip() for ln in (text or "").strip().splitlines() if ln.strip()]
     pick = next((ln for ln in lines if ln.startswith("E ")), lines[-1] if lines else "")
@@ -309,7 +316,7 @@ def judge(report: dict[str, Any], grading: dict[str, Any], canaries: Canaries, t
         return Grade(0.0, f"the test process {why} (the code under test exited, crashed or hung)",
                      metrics=_metrics())  # fmt: skip
     if stage != "finished":
-        return Grade.harness_fault(f"unexpected runner report stage {stage!r}")
+        return _fault(f"unexpected runner report stage {stage!r}")
 
     outcomes: dict[str, str] = report.get("outcomes") or {}
     collection_errors: dict[str, str] = report.get("collection_errors") or {}
@@ -318,8 +325,8 @@ def judge(report: dict[str, Any], grading: dict[str, Any], canaries: Canaries, t
     if not report.get("collection_done") and not outcomes:
         text = (report.get("crash") or "") + "\n" + (report.get("output_tail") or "")
         if not _blames_submission(text, grading):
-            return Grade.harness_fault(f"pytest did not start: {_first_line(text)}")
-        return Grade(0.0, f"pytest could not start (Django failed to load the project): {_first_line(text)}",
+            return _fault(f"pytest did not start: {_first_line(text)}")
+        return Grade(0.0, f"pytest could not start: Django failed to load the project: {_first_line(text)}",
                      [{"name": "django setup", "passed": False, "detail": text.strip()[-1500:]}], _metrics())  # fmt: skip
     if report.get("exit_code") == 2 and not collection_errors:
         return Grade(0.0, "the test session was interrupted", metrics=_metrics(module_imported=module_imported))
@@ -399,15 +406,24 @@ class DjangoFamily:
         return {"files": {p: (None if d is None else d.decode("utf-8", "replace")) for p, d in files.items()}}
 
     async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader) -> Grade:
+        grade, _ = await self.grade_with_report(final, task, grader)
+        return grade
+
+    async def grade_with_report(self, final: dict[str, Any], task: TaskRow,
+                                grader: Grader) -> tuple[Grade, dict[str, Any] | None]:  # fmt: skip
+        """The grade, and the runner's report it was judged from (None when no report came back)."""
         g = task.grading
         given = final.get("files") or {}
-        files: dict[str, str] = {p: t for p, t in g["tree"].items()}
+        files: dict[str, str] = dict(g["tree"])
+        missing = []
         for path in g["deliverables"]:
             text = given.get(path)
-            if isinstance(text, str):
-                if len(text.encode()) > MAX_DELIVERABLE_BYTES:
-                    return Grade(0.0, f"{path} is larger than {MAX_DELIVERABLE_BYTES} bytes", metrics=_metrics())
-                files[path] = text
+            if not isinstance(text, str):
+                missing.append(path)  # graded with the stub the tree gives
+                continue
+            if len(text.encode()) > MAX_DELIVERABLE_BYTES:
+                return Grade(0.0, f"{path} is larger than {MAX_DELIVERABLE_BYTES} bytes", metrics=_metrics()), None
+            files[path] = text
         budget_files = {b.split("::")[0] for b in g["budget_tests"]}
         canaries = make_canaries(g["tests"], budget_files)
         request = {
@@ -420,8 +436,11 @@ class DjangoFamily:
         try:
             result, report = await grader.run_program(RUNNER, request, files)
         except ReportError as exc:
-            return Grade(0.0, f"scoring error: {exc}", metrics=_metrics(scoring_error=1.0), scoring_error=str(exc))
-        return judge(report, g, canaries, timed_out=result.timed_out)
+            return _fault(str(exc)), None
+        grade = judge(report, g, canaries, timed_out=result.timed_out)
+        if missing and grade.score == 0.0 and grade.scoring_error is None:
+            grade.reason = f"{', '.join(missing)} missing from /workspace; {grade.reason}"
+        return grade, report
 
     async def verify_task(self, folder: Path, task: TaskRow, ctx: Any) -> list[Any]:
         from build_tasks import Control
@@ -432,11 +451,15 @@ class DjangoFamily:
 
         async def twice(name: str, files: dict[str, str], want_score: float, want_naive: float | None = None,
                         first: Grade | None = None) -> None:  # fmt: skip
-            grades, seconds = [] if first is None else [first], []
+            grades, timing = [] if first is None else [first], {"seconds": [], "runner_seconds": [], "runner_cpu": []}
             while len(grades) < 2:
                 t0 = time.perf_counter()
-                grades.append(await self.grade({"files": files}, task, grader))
-                seconds.append(time.perf_counter() - t0)
+                grade, report = await self.grade_with_report({"files": files}, task, grader)
+                timing["seconds"].append(time.perf_counter() - t0)
+                if report and "seconds" in report:
+                    timing["runner_seconds"].append(report["seconds"])
+                    timing["runner_cpu"].append(report.get("cpu_seconds", 0.0))
+                grades.append(grade)
             ok = all(
                 g.score == want_score and not g.tampered and g.scoring_error is None
                 and (want_naive is None or g.metrics.get("correct_but_naive") == want_naive)
@@ -444,7 +467,7 @@ class DjangoFamily:
             )  # fmt: skip
             metrics = {k: grades[0].metrics.get(k, 0.0) for k in ("correct_but_naive", "suite_usable", "tests_passed")}
             controls.append(Control(name, grades[0].score, ok, " | ".join(g.reason for g in grades),
-                                    {**metrics, "seconds": seconds, "tampered": any(g.tampered for g in grades)}))  # fmt: skip
+                                    {**metrics, **timing, "tampered": any(g.tampered for g in grades)}))  # fmt: skip
 
         ref = self.solution_files(folder)
         run = await scripted_rollout(ctx.client, ctx.image, task, self.reference_calls(folder))
@@ -486,7 +509,11 @@ class DjangoFamily:
         tampered = sum(bool((c.metrics or {}).get("tampered")) for cs in controls.values() for c in cs)
         lines.append(f"controls that tripped tampered: {tampered}")
         if times:
-            lines.append(f"grading run: median {statistics.median(times):.2f} s over {len(times)} runs")
+            runner = [s for cs in controls.values() for c in cs for s in (c.metrics or {}).get("runner_seconds", [])]
+            cpu = [s for cs in controls.values() for c in cs for s in (c.metrics or {}).get("runner_cpu", [])]
+            lines.append(f"grading run: median {statistics.median(times):.2f} s wall on the host over {len(times)} runs"
+                         + (f"; inside the container the runner took a median {statistics.median(runner):.2f} s "
+                            f"({statistics.median(cpu):.2f} s CPU)" if runner else ""))  # fmt: skip
         return lines, ok and tampered == 0
 
 
