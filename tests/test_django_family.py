@@ -160,3 +160,12 @@ def test_canary_problems_accept_errors_for_must_fail_only():
     assert canary_problems(ok, canaries) == []
     bad = {"outcomes": {"tests/test_c.py::test_a": "failed", "tests/test_c.py::test_b": "error"}}
     assert len(canary_problems(bad, canaries)) == 1
+
+
+def test_a_canary_module_that_does_not_collect_is_a_harness_fault(dj04):
+    grading, canaries = dj04
+    report = _honest(canaries, {i: "passed" for i in grading["test_ids"]})
+    report["outcomes"] = {n: o for n, o in report["outcomes"].items() if not n.startswith(canaries.module)}
+    report["collection_errors"] = {canaries.module: "E   ImportError: cannot import name 'TestCase'"}
+    grade = judge(report, grading, canaries)
+    assert grade.score == 0.0 and grade.scoring_error and not grade.tampered

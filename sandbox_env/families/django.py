@@ -11,6 +11,18 @@ pristine tree plus those files; the frozen tests travel on the runner's stdin to
 with canary tests made up here at grading time, and are written just before pytest
 starts. The host knows how every canary must end; a run whose canaries end otherwise
 was tampered with from inside the pytest process and scores 0.0.
+
+Canaries: a module with a random name (must-pass tests, must-fail tests, and must-fail
+query budgets through django_assert_num_queries, django_assert_max_num_queries and
+TestCase.assertNumQueries), plus must-fail tests appended to every frozen file (and budget
+canaries to the files holding budget tests), so that sparing one known file betrays
+itself too. What they catch: patched pytest reporting, disabled query counting, sparing
+whole files. What no in-process scheme stops: code written against this grader that picks
+the real tests out by name or source, or reads the report nonce from the runner's memory.
+
+Blame: a runner that fails before pytest starts, or pytest failing to start with an error
+that names no deliverable, is a harness fault (scoring_error). A process that dies or hangs
+after the "started" frame, or Django failing to load a deliverable, is the submission's 0.0.
 """
 
 from __future__ import annotations
@@ -331,6 +343,8 @@ def judge(report: dict[str, Any], grading: dict[str, Any], canaries: Canaries, t
     if report.get("exit_code") == 2 and not collection_errors:
         return Grade(0.0, "the test session was interrupted", metrics=_metrics(module_imported=module_imported))
 
+    if canaries.module in collection_errors and not _blames_submission(collection_errors[canaries.module], grading):
+        return _fault(f"the canary module did not collect: {_first_line(collection_errors[canaries.module])}")
     problems = canary_problems(report, canaries)
     ids: list[str] = grading["test_ids"]
     budget = set(grading["budget_tests"])
