@@ -206,6 +206,24 @@ def write_fake_frames():
                 pass
 '''
 
+# Rewrites any report-like dict on its way through json.dumps: every response a 201, no integrity problem.
+PATCH_DUMPS = '''
+import json
+
+_real_dumps = json.dumps
+
+
+def _forging_dumps(obj, *args, **kwargs):
+    if isinstance(obj, dict) and "sessions" in obj:
+        obj = dict(obj, integrity=[], sessions=[
+            {"error": None, "responses": [{"status": 201, "headers": [], "text": "{}"}] * len(s["responses"])}
+            for s in obj["sessions"]])
+    return _real_dumps(obj, *args, **kwargs)
+
+
+json.dumps = _forging_dumps
+'''
+
 EXIT_AT_IMPORT = STATUS_204 + FAKE_FRAMES + "\nwrite_fake_frames()\nos._exit(0)\n"
 
 EXIT_WHILE_SERVING = STATUS_204 + FAKE_FRAMES + '''
@@ -218,12 +236,14 @@ async def leave(request, call_next):
 
 
 async def test_printing_a_fake_report_does_not_raise_the_score(client, image):
-    honest, faking = await asyncio.gather(
+    honest, printing, forging = await asyncio.gather(
         grade(client, image, "fastapi_status_204", HALF_RIGHT_204),
         grade(client, image, "fastapi_status_204", HALF_RIGHT_204 + FAKE_FRAMES + "\nwrite_fake_frames()\n"),
+        grade(client, image, "fastapi_status_204", HALF_RIGHT_204 + PATCH_DUMPS),
     )
     assert 0.0 < honest.score < 1.0
-    assert faking.score == honest.score and not faking.tampered and faking.scoring_error is None
+    for g in (printing, forging):
+        assert g.score == honest.score and not g.tampered and g.scoring_error is None, g.reason
 
 
 async def test_exiting_early_after_a_fake_report_scores_zero_without_a_scoring_error(client, image):

@@ -46,6 +46,7 @@ from sandbox_env.families.fastapi_checks import (
 from sandbox_env.grading import Grader, ReportError
 from sandbox_env.sandbox.handle import Sandbox
 
+TASKS_DIR = Path(__file__).resolve().parents[1] / "tasks" / "fastapi"
 APP_PATH = "app.py"
 REQUEST_TIMEOUT = 10.0
 MIN_CHECKS, MAX_CHECKS = 2, 6
@@ -201,16 +202,22 @@ class FastAPIFamily:
         lines: list[str] = []
         ok = True
         n_checks = sum(len(r.grading["checks"]) for r in rows)
+        whole = len(rows) >= len([p for p in TASKS_DIR.iterdir() if (p / "task.toml").is_file()])
         for tier in ("easy", "medium", "hard"):
             tier_rows = [r for r in rows if r.difficulty == tier]
             refs = [_score_of(controls[r.task_id], "reference") for r in tier_rows]
             mean = sum(refs) / len(refs) if refs else 0.0
             checks = sum(len(r.grading["checks"]) for r in tier_rows)
             lines.append(f"{tier:<6} {len(tier_rows):3d} tasks  {checks:3d} checks  reference mean {mean:.3f}")
-            if len(tier_rows) < TIER_MINIMUMS[tier] and len(rows) >= FAMILY_MINIMUMS["tasks"]:
+            if whole and len(tier_rows) < TIER_MINIMUMS[tier]:
                 lines.append(f"  ! fewer than {TIER_MINIMUMS[tier]} {tier} tasks")
                 ok = False
-        lines.append(f"total  {len(rows):3d} tasks  {n_checks:3d} checks")
+        n_openapi = sum(any(s["request"]["path"] == r.grading.get("openapi_url", "/openapi.json") for s in c["steps"])
+                        for r in rows for c in r.grading["checks"])  # fmt: skip
+        lines.append(f"total  {len(rows):3d} tasks  {n_checks:3d} checks ({n_openapi} read the OpenAPI document)")
+        if whole and (len(rows) < FAMILY_MINIMUMS["tasks"] or n_checks < FAMILY_MINIMUMS["checks"]):
+            lines.append(f"  ! the family needs at least {FAMILY_MINIMUMS['tasks']} tasks and {FAMILY_MINIMUMS['checks']} checks")
+            ok = False
         for name, bound in CONTROL_BOUNDS.items():
             scores = [_score_of(controls[r.task_id], name) for r in rows]
             mean = sum(scores) / len(scores) if scores else 0.0
