@@ -24,6 +24,7 @@ from sandbox_env.families.fastapi_checks import (
     normalize_request,
     parse_sse,
     passes_for_catch_all,
+    witness_problems,
 )
 from sandbox_env.grading import ReportError
 from sandbox_env.sandbox.docker_backend import ExecResult
@@ -31,9 +32,15 @@ from sandbox_env.sandbox.docker_backend import ExecResult
 TASKS = Path(__file__).resolve().parents[1] / "sandbox_env" / "tasks" / "fastapi"
 
 
-def resp(status=200, body=None, headers=(), text=None):
+def resp(status=200, body=None, headers=(), text=None, from_app=True):
+    """A recorded response; from_app=False is one the app never sent (made up in the client)."""
     text = json.dumps(body) if text is None else text
-    return {"status": status, "headers": [list(h) for h in headers], "text": text}
+    witness = {"app_calls": 1, "app_status": status} if from_app else {"app_calls": 0, "app_status": None}
+    return {"status": status, "headers": [list(h) for h in headers], "text": text, **witness}
+
+
+def fake(status=200, body=None):
+    return resp(status, {} if body is None else body, from_app=False)
 
 
 # -- values ------------------------------------------------------------------------------------
@@ -266,13 +273,28 @@ def test_honest_answers_pass_the_canaries():
 
 
 def test_a_faked_200_everywhere_trips_the_canaries():
-    problems = _judge([resp(200, {}), resp(200, {}), resp(200, {})])
+    problems = _judge([fake(), fake(), fake()])
     assert len(problems) == 3
 
 
 def test_a_catch_all_route_in_the_schema_explains_a_200():
-    assert _judge([resp(200, {}), resp(200, {}), _doc("/{path}")]) == []
-    assert len(_judge([resp(200, {}), resp(200, {}), _doc("/items/{id}")])) == 2
+    assert _judge([fake(), fake(), _doc("/{path}")]) == []
+    assert len(_judge([fake(), fake(), _doc("/items/{id}")])) == 2
+
+
+def test_a_200_for_an_unknown_path_that_the_app_itself_sent_is_not_tampering():
+    assert _judge([resp(200, {"error": "Not Found"}), resp(200, {}), _doc("/items/{id}")]) == []
+
+
+def test_the_witness_tells_answers_the_app_sent_from_made_up_ones():
+    assert witness_problems([("GET /a", resp(404, {})), ("GET /b", None), ("GET /c", {"error": "x"})]) == []
+    crashed = {"status": 500, "headers": [], "text": "Internal Server Error", "app_calls": 1, "app_status": None}
+    assert witness_problems([("GET /a", crashed)]) == []
+    assert "after 0 calls into the app" in witness_problems([("GET /a", fake())])[0]
+    altered = dict(resp(404, {}), status=200)
+    assert "but the app sent 404" in witness_problems([("GET /a", altered)])[0]
+    unrecorded = {"status": 200, "headers": [], "text": "{}"}
+    assert "no record" in witness_problems([("GET /a", unrecorded)])[0]
 
 
 def test_schema_answers_that_disagree_within_a_run_trip_the_canaries():
@@ -338,8 +360,9 @@ def _answer_all(answer):
 
 
 async def test_a_faked_client_scores_zero_as_tampered():
-    grade = await FAMILY.grade({"files": {"app.py": "x"}}, _task(), FakeGrader(_answer_all(lambda r: resp(200, {}))))
+    grade = await FAMILY.grade({"files": {"app.py": "x"}}, _task(), FakeGrader(_answer_all(lambda r: fake())))
     assert grade.score == 0.0 and grade.tampered and grade.metrics["tampered"] == 1.0
+    assert "came back after 0 calls into the app" in grade.reason
 
 
 async def test_integrity_problems_from_the_driver_are_tampering():

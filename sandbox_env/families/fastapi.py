@@ -16,8 +16,9 @@ query parameter) are slipped into random sessions at random places, and the sess
 sent in a random order, so neither position nor path tells them apart. The driver
 (runtime/http_driver.py) reports raw responses; the host evaluates expectations (which
 never enter a container) and judges canaries (fastapi_checks.judge_canaries). Reward =
-the fraction of checks passing. Canaries that come out wrong, or an app that replaced the
-test client's or httpx's request methods, give 0.0 with tampered = True.
+the fraction of checks passing. Canaries that come out wrong, an app that replaced the
+test client's or httpx's request methods, or a response that the driver's witness (an ASGI
+layer around the app) did not see the app send, give 0.0 with tampered = True.
 
 Who is at fault when no final report comes back. The driver writes framed progress notes
 ("started", "importing", "serving") on the private report channel. If the last one is
@@ -36,12 +37,14 @@ from typing import Any
 from sandbox_env.families.base import Grade, TaskRow, read_task_toml
 from sandbox_env.families.fastapi_checks import (
     CheckError,
+    describe_request,
     evaluate_check,
     judge_canaries,
     lay_out,
     make_canaries,
     normalize_check,
     passes_for_catch_all,
+    witness_problems,
 )
 from sandbox_env.grading import Grader, ReportError
 from sandbox_env.sandbox.handle import Sandbox
@@ -287,7 +290,10 @@ def _score(checks: list[dict[str, Any]], canaries: list[dict[str, Any]], layout:
     check_openapi = [resp for (ci, si), resp in step_resp.items()
                      if checks[ci]["steps"][si]["request"]["method"] == "GET"
                      and checks[ci]["steps"][si]["request"]["path"] == openapi_url]  # fmt: skip
+    labelled = [(describe_request(checks[ci]["steps"][si]["request"]), r) for (ci, si), r in step_resp.items()]
+    labelled += [(describe_request(c["request"]), r) for c, r in zip(canaries, canary_resp, strict=True)]
     problems = [f"the app replaced {name}" for name in report.get("integrity") or []]
+    problems += witness_problems(labelled)
     problems += judge_canaries(canaries, canary_resp, openapi_url, check_openapi)
     if problems:
         metrics["tampered"] = 1.0

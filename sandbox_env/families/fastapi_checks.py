@@ -545,6 +545,8 @@ def judge_canaries(canaries: list[dict[str, Any]], responses: list[dict[str, Any
       paths must be those of the other 2xx /openapi.json answers of the same run.
     - unknown_path: a random path must not get a 2xx answer unless a path template of the
       app's own OpenAPI document matches it (a catch-all route is honest).
+      The app may answer unknown paths itself (a 404 handler that forgot its status code):
+      a 2xx that the driver's witness saw the app send is not held against the run.
     A canary with no response (its session failed) is not judged.
     """
     problems: list[str] = []
@@ -569,7 +571,29 @@ def judge_canaries(canaries: list[dict[str, Any]], responses: list[dict[str, Any
         if canary["kind"] != "unknown_path" or resp is None or "error" in resp:
             continue
         path = canary["request"]["path"]
-        if 200 <= resp["status"] < 300 and not any(t.fullmatch(path) for t in templates):
+        from_app = resp.get("app_calls") == 1 and resp.get("app_status") == resp["status"]
+        if 200 <= resp["status"] < 300 and not from_app and not any(t.fullmatch(path) for t in templates):
             problems.append(f"{canary['request']['method']} of an unknown path answered {resp['status']}, "
                             "and no route of the app's OpenAPI document matches it")  # fmt: skip
     return problems
+
+
+def witness_problems(labelled: list[tuple[str, dict[str, Any] | None]]) -> list[str]:
+    """Answers that the app did not produce, by the driver's witness around the app.
+
+    Every response of an honest run carries `app_calls` (1) and `app_status` (the status the
+    app sent, or None when the app crashed before answering and the test client made up its
+    own 500). A response without them, with no call into the app, or whose status differs
+    from the one the app sent, was made up or altered between the app and the report.
+    """
+    for label, resp in labelled:
+        if resp is None or "error" in resp:
+            continue
+        if "app_calls" not in resp or "app_status" not in resp:
+            return [f"the answer to {label} carries no record of the app's own answer"]
+        if resp["app_calls"] != 1:
+            return [f"the answer to {label} came back after {resp['app_calls']} calls into the app instead of 1"]
+        sent = resp["app_status"]
+        if (sent is None and resp.get("status") != 500) or (sent is not None and sent != resp.get("status")):
+            return [f"the answer to {label} has status {resp.get('status')}, but the app sent {sent}"]
+    return []

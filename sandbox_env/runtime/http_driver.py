@@ -17,7 +17,11 @@ takes longer than `request_timeout` or the whole run passes `deadline` seconds, 
 hanging endpoint gives a readable reason instead of a killed container.
 
 Integrity. The test client's and httpx's request methods are noted before the app is
-imported and compared at the end; an app that replaced them is reported.
+imported and compared at the end; an app that replaced them is reported. The app is also
+wrapped in a witness (an outer ASGI layer of the driver's own) that records, for every
+request, whether the app was called and the status it sent: each response carries
+`app_calls` and `app_status`, so the host can tell a response the app produced from one
+made up in the client.
 """
 
 from __future__ import annotations
@@ -86,6 +90,27 @@ state: dict = {
     "integrity": [],
 }
 _current: dict = {"since": None, "what": None, "limit": None}  # what runs now, since when, and its own limit
+
+
+class Witness:
+    """The outermost ASGI layer: notes each HTTP call into the app and the status the app sent."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.seen: list[dict] = []
+
+    async def __call__(self, scope, receive, send):
+        if scope.get("type") != "http":
+            return await self.app(scope, receive, send)
+        entry = {"status": None}
+        self.seen.append(entry)
+
+        async def noting_send(message):
+            if message.get("type") == "http.response.start":
+                entry["status"] = message.get("status")
+            await send(message)
+
+        return await self.app(scope, receive, noting_send)
 
 
 def integrity_problems() -> list[str]:
@@ -161,7 +186,7 @@ def record(resp) -> dict:
     return out
 
 
-def send_one(client, req: dict) -> dict:
+def send_one(client, witness: Witness, req: dict) -> dict:
     kw: dict = {}
     if req.get("query"):
         kw["params"] = [tuple(p) for p in req["query"]]
@@ -175,7 +200,12 @@ def send_one(client, req: dict) -> dict:
         kw["files"] = [(f[0], (f[1], f[2].encode(), f[3])) for f in req["files"]]
     if "content" in req:
         kw["content"] = req["content"].encode()
-    return record(client.request(req["method"], req["path"], **kw))
+    before = len(witness.seen)
+    out = record(client.request(req["method"], req["path"], **kw))
+    calls = witness.seen[before:]
+    out["app_calls"] = len(calls)
+    out["app_status"] = calls[-1]["status"] if calls else None
+    return out
 
 
 def run_session(steps: list[dict], get_app, out: dict) -> None:
@@ -188,11 +218,12 @@ def run_session(steps: list[dict], get_app, out: dict) -> None:
             out["error"] = "importing app.py again failed: " + error_text(exc, 1500)
             return
         doing("application startup (lifespan)", REQUEST_TIMEOUT)
-        with _TestClient(app, raise_server_exceptions=False, follow_redirects=False) as client:
+        witness = Witness(app)
+        with _TestClient(witness, raise_server_exceptions=False, follow_redirects=False) as client:
             for i, req in enumerate(steps):
                 doing(f"{req['method']} {req['path']}", REQUEST_TIMEOUT)
                 try:
-                    resp = send_one(client, req)
+                    resp = send_one(client, witness, req)
                 except BaseException as exc:  # noqa: BLE001
                     resp = {"error": error_text(exc, 1500)}
                 with _lock:
