@@ -159,10 +159,13 @@ async def test_patching_pytest_or_the_query_count_from_inside_scores_zero_as_tam
 
 
 @pytest.mark.docker
-async def test_an_early_exit_with_a_forged_report_is_a_zero_not_a_pass_nor_a_harness_fault(grader):
-    grade = await FAMILY.grade({"files": {"library/reports.py": EARLY_EXIT}}, _task(), grader)
-    assert grade.score == 0.0 and grade.scoring_error is None and not grade.tampered
-    assert "ended before pytest finished" in grade.reason
+async def test_exits_and_interrupts_from_the_module_are_its_zero_not_a_pass_nor_a_harness_fault(grader):
+    modules = [EARLY_EXIT, "import sys\nsys.exit(3)\n", "raise KeyboardInterrupt\n"]
+    grades = await _gather([FAMILY.grade({"files": {"library/reports.py": m}}, _task(), grader) for m in modules])
+    for grade in grades:
+        assert grade.score == 0.0 and grade.scoring_error is None and not grade.tampered, grade.reason
+    assert "ended before pytest finished" in grades[0].reason
+    assert "SystemExit" in grades[1].reason and "KeyboardInterrupt" in grades[2].reason
 
 
 @pytest.mark.docker

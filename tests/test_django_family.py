@@ -169,3 +169,14 @@ def test_a_canary_module_that_does_not_collect_is_a_harness_fault(dj04):
     report["collection_errors"] = {canaries.module: "E   ImportError: cannot import name 'TestCase'"}
     grade = judge(report, grading, canaries)
     assert grade.score == 0.0 and grade.scoring_error and not grade.tampered
+
+
+def test_an_internal_error_raised_by_the_submission_is_its_zero_not_tampering(dj04):
+    grading, canaries = dj04
+    tail = ('INTERNALERROR>   File "/workspace/library/reports.py", line 2, in <module>\n'
+            "INTERNALERROR>     sys.exit(3)\nINTERNALERROR> SystemExit: 3\nno tests ran in 0.07s\n")
+    report = {"stage": "finished", "exit_code": 3, "collection_done": True, "collected": [], "outcomes": {},
+              "output_tail": tail}
+    grade = judge(report, grading, canaries)
+    assert grade.score == 0.0 and not grade.tampered and grade.scoring_error is None
+    assert grade.reason.endswith("SystemExit: 3")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 import secrets
 import statistics
 import time
@@ -299,9 +300,16 @@ def _fault(reason: str) -> Grade:
     return grade
 
 
+_EXCEPTION_LINE = re.compile(r"\w(Error|Exception|Exit|Interrupt)\b")
+
+
 def _first_line(text: str, limit: int = 300) -> str:
-    lines = [ln.strip() for ln in (text or "").strip().splitlines() if ln.strip()]
-    pick = next((ln for ln in lines if ln.startswith("E ")), lines[-1] if lines else "")
+    """The line of a pytest or traceback text that says what went wrong."""
+    lines = [ln.removeprefix("INTERNALERROR>").strip() for ln in (text or "").strip().splitlines()]
+    lines = [ln for ln in lines if ln]
+    pick = next((ln for ln in lines if ln.startswith("E ")), None)
+    named = [ln for ln in lines if _EXCEPTION_LINE.search(ln) and "--full-trace" not in ln]
+    pick = pick or (named or lines or [""])[-1]
     return pick[:limit]
 
 
@@ -334,14 +342,16 @@ def judge(report: dict[str, Any], grading: dict[str, Any], canaries: Canaries, t
     collection_errors: dict[str, str] = report.get("collection_errors") or {}
     imported = report.get("imported") or {}
     module_imported = float(bool(imported) and all(v is True for v in imported.values()))
-    if not report.get("collection_done") and not outcomes:
+    exit_code = report.get("exit_code")
+    started = report.get("collection_done") or outcomes
+    if not started or exit_code in (2, 3, 4):  # never started, interrupted, internal error, usage error
         text = (report.get("crash") or "") + "\n" + (report.get("output_tail") or "")
-        if not _blames_submission(text, grading):
-            return _fault(f"pytest did not start: {_first_line(text)}")
-        return Grade(0.0, f"pytest could not start: Django failed to load the project: {_first_line(text)}",
-                     [{"name": "django setup", "passed": False, "detail": text.strip()[-1500:]}], _metrics())  # fmt: skip
-    if report.get("exit_code") == 2 and not collection_errors:
-        return Grade(0.0, "the test session was interrupted", metrics=_metrics(module_imported=module_imported))
+        what = "was interrupted" if exit_code == 2 else "stopped with an internal error" if started else "could not start"
+        if exit_code != 2 and not _blames_submission(text, grading):
+            return _fault(f"pytest {what}: {_first_line(text)}")
+        return Grade(0.0, f"pytest {what} (caused by the submitted code): {_first_line(text)}",
+                     [{"name": "pytest run", "passed": False, "detail": text.strip()[-1500:]}],
+                     _metrics(module_imported=module_imported))  # fmt: skip
 
     if canaries.module in collection_errors and not _blames_submission(collection_errors[canaries.module], grading):
         return _fault(f"the canary module did not collect: {_first_line(collection_errors[canaries.module])}")
