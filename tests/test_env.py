@@ -70,17 +70,22 @@ async def _rollout(env, task_id: str, url: str, retries: int = 2):
     return await env.rollout(row, client, "script")
 
 
+async def _play(env, task_id: str, script):
+    """One rollout of task_id against the scripted policy, served for the rollout's length."""
+    server, url = start_policy_server("reference", script, "127.0.0.1", 0)
+    try:
+        return await _rollout(env, task_id, url)
+    finally:
+        server.should_exit = True
+
+
 @pytest.mark.docker
 async def test_scripted_rollout_runs_both_tools_keeps_the_namespace_and_leaves_nothing(env, smoke_script, monkeypatch):
     monkeypatch.setenv(POLICY_KEY_VAR, "local")
-    server, url = start_policy_server("reference", smoke_script, "127.0.0.1", 0)
-    try:
-        state = await _rollout(env, "smoke_sum", url)
-    finally:
-        server.should_exit = True
+    state = await _play(env, "smoke_sum", smoke_script)
     tool_outputs = [m.content for m in state["completion"] if m.role == "tool"]
     assert tool_outputs[1] == "5050"  # the namespace survived between calls
-    assert tool_outputs[2] == "sandbox\n/workspace".replace("\\n", "\n")
+    assert tool_outputs[2] == "sandbox\n/workspace"
     assert "unexpected argument" in tool_outputs[3]
     assert state["grade"]["score"] == 1.0 and state.get("scoring_error") is None
     assert state["sandbox_id"] not in _containers()  # only idle warm-pool sandboxes remain
@@ -89,11 +94,7 @@ async def test_scripted_rollout_runs_both_tools_keeps_the_namespace_and_leaves_n
 @pytest.mark.docker
 async def test_a_rollout_that_breaks_its_sandbox_scores_zero_with_a_scoring_error(env, smoke_script, monkeypatch):
     monkeypatch.setenv(POLICY_KEY_VAR, "local")
-    server, url = start_policy_server("reference", smoke_script, "127.0.0.1", 0)
-    try:
-        state = await _rollout(env, "smoke_hello", url)
-    finally:
-        server.should_exit = True
+    state = await _play(env, "smoke_hello", smoke_script)
     assert state["grade"]["score"] == 0.0
     assert state["scoring_error"]
     assert state["sandbox_id"] not in _containers()
