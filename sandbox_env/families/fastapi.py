@@ -233,7 +233,8 @@ class FastAPIFamily:
         times = [c.metrics["seconds"] for r in rows for c in controls[r.task_id]
                  if c.name == "ref_direct" and c.metrics and "seconds" in c.metrics]  # fmt: skip
         if times:
-            lines.append(f"reference grading time per task: median {statistics.median(times):.2f} s, max {max(times):.2f} s")
+            lines.append(f"reference grading time per task (under this run's own concurrency): "
+                         f"median {statistics.median(times):.2f} s, max {max(times):.2f} s")
         return lines, ok
 
 
