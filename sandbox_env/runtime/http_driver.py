@@ -45,18 +45,13 @@ _lock = threading.Lock()
 _final = threading.Lock()
 # What the report path uses, saved before the app can patch it; restored before the report goes out.
 _write, _exit, _dumps, _loads = os.write, os._exit, json.dumps, json.loads
-_fd = channel._fd
-_nonce = channel._nonce.encode()
 BODY_CAP = 256 * 1024
 REQUEST_TIMEOUT = float(request.get("request_timeout", 10))
 
 
 def note(payload: dict) -> None:
     """A framed progress note on the private fd; unlike channel.send it does not end the process."""
-    frame = b"\n" + _nonce + b"\n" + _dumps(payload).encode() + b"\n" + _nonce + b"\n"
-    view = memoryview(frame)
-    while view:
-        view = view[_write(_fd, view) :]
+    channel.note(payload)
 
 
 note({"stage": "started"})

@@ -14,21 +14,27 @@ import sys
 
 LOG_PATH = "/tmp/grader-output.log"
 
+# Bound at import, before any code under test runs: patching json.dumps, os.write or
+# os._exit later cannot alter or stop what the channel sends.
+_dumps, _write, _exit = json.dumps, os.write, os._exit
+
 
 class Channel:
     def __init__(self, fd: int, nonce: str) -> None:
         self._fd = fd
-        self._nonce = nonce
+        self._nonce = nonce.encode()
+
+    def note(self, payload: dict) -> None:
+        """A framed frame that does not end the process; the host reads the last frame sent."""
+        body = _dumps(payload, default=repr).encode()
+        view = memoryview(b"\n" + self._nonce + b"\n" + body + b"\n" + self._nonce + b"\n")
+        while view:
+            view = view[_write(self._fd, view) :]
 
     def send(self, report: dict, exit_code: int = 0) -> None:
         """Write the framed report and end the process at once (no atexit, no finalizers)."""
-        body = json.dumps(report, default=repr).encode()
-        frame = b"\n" + self._nonce.encode() + b"\n" + body + b"\n" + self._nonce.encode() + b"\n"
-        view = memoryview(frame)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
-        os._exit(exit_code)
+        self.note(report)
+        _exit(exit_code)
 
 
 def open_channel() -> tuple[Channel, dict]:
