@@ -57,7 +57,7 @@ class Grader:
             await sb.write_files(files)
             return await sb.exec(argv, stdin=stdin, timeout=timeout, max_output=64 << 20)
         finally:
-            await self.client._run(self.client.delete_sync, sid)
+            self.client.delete_later(sid)  # the report is in hand: removal need not delay the grade
 
     async def run_program(self, program: str, request: dict[str, Any], files: dict[str, bytes | str],
                           timeout: float | None = None) -> tuple[ExecResult, dict[str, Any]]:  # fmt: skip

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import base64
+import logging
 import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +33,8 @@ from prime_sandboxes import (
 from sandbox_env.sandbox.channel import AGENT_ARGV, SANDBOX_USER, AgentChannel, ChannelError
 from sandbox_env.sandbox.engine import docker_client
 from sandbox_env.sandbox.pool import WarmPool
+
+logger = logging.getLogger("websandbox.sandbox")
 
 LABEL = "websandbox"
 LABEL_CLIENT = "websandbox.client"
@@ -187,6 +190,16 @@ class DockerSandboxClient:
         except (ChannelError, docker.errors.APIError) as exc:
             raise SandboxError(f"sandbox {sandbox_id[:12]} did not become ready: {exc}") from exc
         rec.ready = True
+
+    def delete_later(self, sandbox_id: str) -> None:
+        """Remove a sandbox in the background; teardown still finds it if the process ends first."""
+        self._pool.submit(self._delete_quietly, sandbox_id)
+
+    def _delete_quietly(self, sandbox_id: str) -> None:
+        try:
+            self.delete_sync(sandbox_id)
+        except Exception as exc:  # noqa: BLE001 - teardown and gc remove what this misses
+            logger.warning("could not remove sandbox %s: %s", sandbox_id[:12], exc)
 
     def delete_sync(self, sandbox_id: str) -> None:
         rec = self._records.pop(sandbox_id, None)
