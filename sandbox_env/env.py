@@ -111,7 +111,8 @@ class WebSandboxEnv(vf.SandboxEnv):
         self.output_cap = output_cap
         self.sandbox_client = DockerSandboxClient(self.limits)
         self.sandbox_client.enable_pool(image, pool_size)
-        self.grader = Grader(self.sandbox_client, image, timeout=grading_timeout_seconds)
+        self.grader = Grader(self.sandbox_client, image, timeout=grading_timeout_seconds,
+                             prewarm=max(1, pool_size // 2) if pool_size > 0 else 0)  # fmt: skip
         self.sandbox_request = CreateSandboxRequest(
             name="websandbox", docker_image=image, start_command="sleep infinity", vm=False,
             cpu_cores=self.limits.cpus, memory_gb=self.limits.memory_mb / 1024, labels=["websandbox"],

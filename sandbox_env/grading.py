@@ -8,6 +8,7 @@ from typing import Any
 
 from sandbox_env.sandbox.docker_backend import DockerSandboxClient, ExecResult
 from sandbox_env.sandbox.handle import Sandbox
+from sandbox_env.sandbox.pool import WarmPool
 
 RUNTIME = "/opt/websandbox/runtime"
 PYTHON = "/opt/venv/bin/python"
@@ -43,10 +44,12 @@ def read_report(result: ExecResult, nonce: str) -> dict[str, Any]:
 class Grader:
     """Runs grader programs in fresh containers of the runtime image."""
 
-    def __init__(self, client: DockerSandboxClient, image: str, timeout: float = 90) -> None:
+    def __init__(self, client: DockerSandboxClient, image: str, timeout: float = 90, prewarm: int = 0) -> None:
         self.client = client
         self.image = image
         self.timeout = timeout  # default limit of one grading run (load_environment's timeout_seconds)
+        self.prewarm = prewarm  # per grader program: sandboxes with the program started and importing
+        self._pools: dict[str, WarmPool] = {}
 
     async def run(self, files: dict[str, bytes | str], argv: list[str], stdin: bytes = b"",
                   timeout: float | None = None) -> ExecResult:  # fmt: skip
@@ -65,5 +68,24 @@ class Grader:
         nonce = make_nonce()
         stdin = json.dumps({**request, "nonce": nonce}).encode() + b"\n"
         argv = [PYTHON, "-E", "-s", f"{RUNTIME}/{program}"]
-        result = await self.run(files, argv, stdin=stdin, timeout=timeout)
+        if self.prewarm > 0:
+            result = await self._run_prewarmed(program, argv, files, stdin, timeout)
+        else:
+            result = await self.run(files, argv, stdin=stdin, timeout=timeout)
         return result, read_report(result, nonce)
+
+    async def _run_prewarmed(self, program: str, argv: list[str], files: dict[str, bytes | str], stdin: bytes,
+                             timeout: float | None) -> ExecResult:  # fmt: skip
+        """The program was started in a pooled sandbox ahead of time; its files arrive before its stdin."""
+        pool = self._pools.get(program)
+        if pool is None:
+            pool = self._pools[program] = WarmPool(
+                self.client, self.image, self.prewarm, prepare=lambda sid: self.client.spawn(sid, argv)
+            )
+        sid, handle = await pool.acquire_prepared()
+        try:
+            await Sandbox(self.client, sid).write_files(files)
+            limit = self.timeout if timeout is None else timeout
+            return await self.client.feed(sid, handle, stdin, limit, max_output=64 << 20)
+        finally:
+            self.client.delete_later(sid)

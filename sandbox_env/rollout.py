@@ -23,6 +23,7 @@ class ScriptedRun:
     grade: Grade
     outputs: list[str] = field(default_factory=list)
     grade_seconds: float = 0.0
+    final: dict[str, Any] = field(default_factory=dict)
 
 
 async def call_tool(sb: Sandbox, tool: str, args: dict[str, Any], timeout: float = 30) -> str:
@@ -60,4 +61,4 @@ async def scripted_rollout(client: DockerSandboxClient, image: str, task: TaskRo
     final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
     t0 = time.perf_counter()
     grade = await grade_final(task, final, Grader(client, image))
-    return ScriptedRun(grade, outputs, time.perf_counter() - t0)
+    return ScriptedRun(grade, outputs, time.perf_counter() - t0, final)

@@ -98,16 +98,12 @@ def _drain(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int) -> t
     return bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr]), dropped, timed_out
 
 
-def op_exec(req: dict) -> dict:
+def _popen(req: dict) -> subprocess.Popen | dict:
     cmd = req.get("argv") or ["/bin/bash", "-c", req["command"]]
     env = dict(os.environ)
     env.update(req.get("env") or {})
-    timeout = float(req.get("timeout") or 30)
-    cap = int(req.get("max_output") or DEFAULT_MAX_OUTPUT)
-    stdin = base64.b64decode(req.get("stdin_b64") or "")
-    started = time.monotonic()
     try:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             cmd,
             cwd=req.get("cwd") or WORKSPACE,
             env=env,
@@ -119,7 +115,14 @@ def op_exec(req: dict) -> dict:
     except OSError as exc:
         return {"stdout": "", "stderr": f"cannot start {cmd[0]}: {exc}", "exit_code": 127,
                 "timed_out": False, "truncated": 0}
-    out, err, dropped, timed_out = _drain(proc, stdin, started + timeout, cap)
+
+
+def _finish(proc: subprocess.Popen, req: dict) -> dict:
+    """Feed the request's stdin, collect output until exit or the deadline, reap the group."""
+    timeout = float(req.get("timeout") or 30)
+    cap = int(req.get("max_output") or DEFAULT_MAX_OUTPUT)
+    stdin = base64.b64decode(req.get("stdin_b64") or "")
+    out, err, dropped, timed_out = _drain(proc, stdin, time.monotonic() + timeout, cap)
     try:
         code = proc.wait(timeout=2)
     except subprocess.TimeoutExpired:
@@ -134,6 +137,31 @@ def op_exec(req: dict) -> dict:
         "timed_out": timed_out,
         "truncated": dropped,
     }
+
+
+def op_exec(req: dict) -> dict:
+    proc = _popen(req)
+    return proc if isinstance(proc, dict) else _finish(proc, req)
+
+
+SPAWNED: dict[int, subprocess.Popen] = {}
+
+
+def op_spawn(req: dict) -> dict:
+    """Start a program that waits for its stdin: a grader that imports its libraries ahead of time."""
+    proc = _popen(req)
+    if isinstance(proc, dict):
+        return {"error": proc["stderr"]}
+    SPAWNED[proc.pid] = proc
+    return {"handle": proc.pid}
+
+
+def op_feed(req: dict) -> dict:
+    """Give a spawned program its stdin and finish it like exec."""
+    proc = SPAWNED.pop(int(req["handle"]), None)
+    if proc is None:
+        return {"error": f"no spawned process {req['handle']}"}
+    return _finish(proc, req)
 
 
 def _resolve(path: str) -> Path:
@@ -289,6 +317,10 @@ def handle(req: dict) -> dict:
         return {"pong": True, "pid": os.getpid()}
     if op == "exec":
         return op_exec(req)
+    if op == "spawn":
+        return op_spawn(req)
+    if op == "feed":
+        return op_feed(req)
     if op == "write":
         return op_write(req)
     if op == "read":

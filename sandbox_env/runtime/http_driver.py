@@ -35,6 +35,8 @@ import threading
 import time
 import traceback
 
+# Trusted libraries first: a driver started ahead of time imports them while it waits.
+import fastapi.testclient  # noqa: E402, F401
 from report_channel import grader_output_tail, open_channel
 
 channel, request = open_channel()

@@ -271,6 +271,19 @@ class DockerSandboxClient:
         reply = await self.call(sandbox_id, req, timeout=timeout + 15)
         return ExecResult(reply["stdout"], reply["stderr"], reply["exit_code"], reply["timed_out"], reply["truncated"])
 
+    async def spawn(self, sandbox_id: str, argv: list[str], cwd: str | None = None) -> int:
+        """Start a program that waits for its stdin; finish it later with feed()."""
+        reply = await self.call(sandbox_id, {"op": "spawn", "argv": argv, "cwd": cwd}, timeout=30)
+        return int(reply["handle"])
+
+    async def feed(self, sandbox_id: str, handle: int, stdin: bytes, timeout: float,
+                   max_output: int | None = None) -> ExecResult:  # fmt: skip
+        req = {"op": "feed", "handle": handle, "stdin_b64": base64.b64encode(stdin).decode(), "timeout": timeout}
+        if max_output:
+            req["max_output"] = max_output
+        reply = await self.call(sandbox_id, req, timeout=timeout + 15)
+        return ExecResult(reply["stdout"], reply["stderr"], reply["exit_code"], reply["timed_out"], reply["truncated"])
+
     # -- the prime-sandboxes protocol ------------------------------------------
     async def create(self, request: CreateSandboxRequest) -> SandboxInfo:
         if self.pool is not None and self.pool.image == request.docker_image and not request.environment_vars:

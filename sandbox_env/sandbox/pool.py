@@ -12,7 +12,8 @@ import asyncio
 import contextlib
 import logging
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sandbox_env.sandbox.docker_backend import DockerSandboxClient
@@ -26,12 +27,15 @@ def default_pool_size() -> int:
 
 
 class WarmPool:
-    def __init__(self, client: DockerSandboxClient, image: str, size: int, max_starting: int = 2) -> None:
+    def __init__(self, client: DockerSandboxClient, image: str, size: int, max_starting: int = 2,
+                 prepare: Callable[[str], Awaitable[Any]] | None = None) -> None:  # fmt: skip
+        """`prepare(sid)` runs on each new sandbox (e.g. starts a grader program); its result rides along."""
         self.client = client
         self.image = image
         self.size = size
         self.max_starting = max(1, max_starting)
-        self._ready: asyncio.Queue[str] = asyncio.Queue()
+        self.prepare = prepare
+        self._ready: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self._starting = 0
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
@@ -55,15 +59,19 @@ class WarmPool:
         self._ensure_running()
         self._wake.set()
 
+    async def _new(self, role: str) -> tuple[str, Any]:
+        sid = await self.client._run(self.client.create_sync, self.image, None, role)
+        try:
+            await self.client._run(self.client.wait_sync, sid, 60.0)
+            token = await self.prepare(sid) if self.prepare is not None else None
+        except BaseException:
+            await self.client._run(self.client.delete_sync, sid)
+            raise
+        return sid, token
+
     async def _start_one(self) -> None:
         try:
-            sid = await self.client._run(self.client.create_sync, self.image, None, "pool")
-            try:
-                await self.client._run(self.client.wait_sync, sid, 60.0)
-            except Exception:
-                await self.client._run(self.client.delete_sync, sid)
-                raise
-            self._ready.put_nowait(sid)
+            self._ready.put_nowait(await self._new("pool"))
         except Exception as exc:  # noqa: BLE001 - a failed start is retried by the next refill
             logger.warning("warm pool: could not start a sandbox: %s", exc)
             await asyncio.sleep(1.0)
@@ -83,21 +91,17 @@ class WarmPool:
 
     async def acquire(self) -> str:
         """A ready sandbox id: from the pool when one is waiting, else started now."""
+        return (await self.acquire_prepared())[0]
+
+    async def acquire_prepared(self) -> tuple[str, Any]:
+        """A ready sandbox and what `prepare` made of it."""
         self._ensure_running()
         try:
-            sid = self._ready.get_nowait()
+            entry = self._ready.get_nowait()
         except asyncio.QueueEmpty:
-            sid = None
+            entry = None
         self._wake.set()
-        if sid is not None:
-            return sid
-        sid = await self.client._run(self.client.create_sync, self.image)
-        try:
-            await self.client._run(self.client.wait_sync, sid, 60.0)
-        except Exception:
-            await self.client._run(self.client.delete_sync, sid)
-            raise
-        return sid
+        return entry if entry is not None else await self._new("rollout")
 
     async def wait_full(self, timeout: float = 60) -> None:
         self._ensure_running()
@@ -116,4 +120,4 @@ class WarmPool:
                 await t
         self._task = None
         while not self._ready.empty():
-            await self.client._run(self.client.delete_sync, self._ready.get_nowait())
+            await self.client._run(self.client.delete_sync, self._ready.get_nowait()[0])
