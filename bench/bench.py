@@ -132,23 +132,36 @@ async def sandbox_figures(client: DockerSandboxClient, image: str, n: int, floor
 
 
 async def grading_figures(client: DockerSandboxClient, image: str, n: int) -> None:
+    """Median time to grade a reference's final state: cold, and with the grader prewarmed."""
     from build_tasks import TASKS_DIR, compile_all
     from sandbox_env.families import get_family
-    from sandbox_env.rollout import scripted_rollout
+    from sandbox_env.grading import Grader
+    from sandbox_env.rollout import grade_final, scripted_rollout
 
     rows = compile_all()
+    warm = Grader(client, image, prewarm=1)
     for family in ("orm", "fastapi", "django"):
-        tasks = [r for r in rows if r.family == family]
-        if not tasks:
-            record(f"grading, {family}", "n/a", "no tasks")
-            continue
+        tasks = [r for r in rows if r.family == family][: max(3, n // 2)]
         fam = get_family(family)
-        times = []
-        for task in tasks[: max(3, n // 4)]:
-            calls = fam.reference_calls(TASKS_DIR / family / task.task_id)
-            run = await scripted_rollout(client, image, task, calls)
-            times.append(run.grade_seconds)
-        record(f"grading, {family} (median over {len(times)} tasks)", ms(statistics.median(times)), "")
+        finals = []
+        for task in tasks:
+            run = await scripted_rollout(client, image, task, fam.reference_calls(TASKS_DIR / family / task.task_id))
+            finals.append((task, run.final))
+        cold, hot = [], []
+        for task, final in finals:
+            t0 = time.perf_counter()
+            g1 = await grade_final(task, final, Grader(client, image))
+            cold.append(time.perf_counter() - t0)
+            for pool in warm._pools.values():
+                await pool.wait_full(timeout=120)
+            t0 = time.perf_counter()
+            g2 = await grade_final(task, final, warm)
+            hot.append(time.perf_counter() - t0)
+            assert g1.score == g2.score == 1.0, (task.task_id, g1.reason, g2.reason)
+        record(f"grading, {family}, prewarmed (median of {len(hot)})", ms(statistics.median(hot)),
+               f"cold: {ms(statistics.median(cold))}")  # fmt: skip
+    for pool in warm._pools.values():
+        await pool.stop()
 
 
 async def throughput(client: DockerSandboxClient, image: str, total: int) -> None:
