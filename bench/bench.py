@@ -167,9 +167,13 @@ async def grading_figures(client: DockerSandboxClient, image: str, n: int) -> No
 async def throughput(client: DockerSandboxClient, image: str, total: int) -> None:
     from build_tasks import TASKS_DIR, compile_all
     from sandbox_env.families import get_family
+    from sandbox_env.grading import Grader
     from sandbox_env.rollout import scripted_rollout
+    from sandbox_env.sandbox.pool import default_pool_size
 
     rows = [r for r in compile_all() if r.family != "smoke"] or compile_all()
+    client.enable_pool(image, default_pool_size())  # as load_environment does
+    grader = Grader(client, image, prewarm=max(1, default_pool_size() // 2))
     base = None
     for conc in (1, 8, 32):
         sem = asyncio.Semaphore(conc)
@@ -178,7 +182,7 @@ async def throughput(client: DockerSandboxClient, image: str, total: int) -> Non
         async def one(task, sem=sem):
             async with sem:
                 calls = get_family(task.family).reference_calls(TASKS_DIR / task.family / task.task_id)
-                return await scripted_rollout(client, image, task, calls)
+                return await scripted_rollout(client, image, task, calls, grader=grader)
 
         t0 = time.perf_counter()
         runs = await asyncio.gather(*(one(t) for t in picked))

@@ -42,7 +42,8 @@ async def grade_final(task: TaskRow, final: dict[str, Any], grader: Grader) -> G
 
 
 async def scripted_rollout(client: DockerSandboxClient, image: str, task: TaskRow,
-                           calls: list[dict[str, Any]], timeout: float = 30) -> ScriptedRun:  # fmt: skip
+                           calls: list[dict[str, Any]], timeout: float = 30,
+                           grader: Grader | None = None) -> ScriptedRun:  # fmt: skip
     """Start a sandbox, play the tool calls, take the final state out, grade it."""
     family = get_family(task.family)
     sid = await client.acquire_ready(image)
@@ -60,5 +61,5 @@ async def scripted_rollout(client: DockerSandboxClient, image: str, task: TaskRo
         await client._run(client.delete_sync, sid)
     final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
     t0 = time.perf_counter()
-    grade = await grade_final(task, final, Grader(client, image))
+    grade = await grade_final(task, final, grader or Grader(client, image))
     return ScriptedRun(grade, outputs, time.perf_counter() - t0, final)
