@@ -115,6 +115,7 @@ async def test_a_result_too_large_to_read_scores_zero_without_a_harness_fault(sa
     await sandbox.run_python("result = [(i,) for i in range(150_000)]")
     final = await FAMILY.collect(sandbox, task)
     grade = await FAMILY.grade(final, task, None)
-    assert "unreadable" in final["result"]
+    assert final["result"]["other"] == "too large"
     assert grade.score == 0.0 and grade.scoring_error is None
-    assert "could not be read" in grade.reason
+    assert "too large" in grade.reason
+    assert (await sandbox.run_python("len(result)")).output.strip() == "150000"  # the session survived
