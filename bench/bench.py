@@ -171,13 +171,18 @@ async def throughput(client: DockerSandboxClient, image: str, total: int) -> Non
     from sandbox_env.rollout import scripted_rollout
     from sandbox_env.sandbox.pool import default_pool_size
 
-    rows = [r for r in compile_all() if r.family != "smoke"] or compile_all()
+    by_family: dict[str, list] = {}
+    for r in compile_all():
+        if r.family != "smoke":
+            by_family.setdefault(r.family, []).append(r)
+    # the same interleaved mix of families at every level, so that the levels compare
+    rows = [fam[i % len(fam)] for i in range(total) for fam in by_family.values()][:total]
     client.enable_pool(image, default_pool_size())  # as load_environment does
     grader = Grader(client, image, prewarm=max(1, default_pool_size() // 2))
     base = None
     for conc in (1, 8, 32):
         sem = asyncio.Semaphore(conc)
-        picked = [rows[i % len(rows)] for i in range(total if conc > 1 else max(8, total // 4))]
+        picked = rows
 
         async def one(task, sem=sem):
             async with sem:
@@ -192,8 +197,12 @@ async def throughput(client: DockerSandboxClient, image: str, total: int) -> Non
         record(f"reference rollouts/s at concurrency {conc}", f"{rate:.2f}/s",
                f"{rate / base:.2f}x c=1; {errors} harness errors; mean score "
                f"{statistics.mean(r.grade.score for r in runs):.3f}")  # fmt: skip
+    await client.pool.stop()
+    for pool in grader._pools.values():
+        await pool.stop()
+    await asyncio.sleep(2)  # background removals of grading containers
     left = len(docker_client().api.containers(all=True, filters={"label": f"websandbox.client={client.client_id}"}))
-    record("containers left after the rollouts", str(left), "")
+    record("containers left after the rollouts (pools stopped)", str(left), "")
 
 
 async def main_async(args: argparse.Namespace) -> None:

@@ -15,7 +15,8 @@ from typing import Any
 
 import docker
 
-AGENT_ARGV = ["/opt/venv/bin/python", "-u", "/opt/websandbox/runtime/agent.py"]
+# -S: the agent needs only the standard library, so it skips site-packages at start.
+AGENT_ARGV = ["/opt/venv/bin/python", "-S", "-u", "/opt/websandbox/runtime/agent.py"]
 SANDBOX_USER = "1000:1000"
 
 

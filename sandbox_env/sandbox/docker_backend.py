@@ -21,6 +21,7 @@ from typing import Any
 
 import docker
 import docker.errors
+import docker.types
 from prime_sandboxes import (
     BulkDeleteSandboxResponse,
     CommandResponse,
@@ -164,6 +165,8 @@ class DockerSandboxClient:
                     "/tmp": f"size={lim.tmp_mb}m,mode=1777",
                 },
                 init=True,
+                # the agent's stream is protocol, not a log: keeping it would cost a write per reply
+                log_config=docker.types.LogConfig(type="none"),
                 detach=True,
             )
         except docker.errors.ImageNotFound as exc:
