@@ -51,41 +51,32 @@ class Grader:
         self.prewarm = prewarm  # per grader program: sandboxes with the program started and importing
         self._pools: dict[str, WarmPool] = {}
 
-    async def run(self, files: dict[str, bytes | str], argv: list[str], stdin: bytes = b"",
-                  timeout: float | None = None) -> ExecResult:  # fmt: skip
-        timeout = self.timeout if timeout is None else timeout
-        sid = await self.client.acquire_ready(self.image)
-        try:
-            sb = Sandbox(self.client, sid)
-            await sb.write_files(files)
-            return await sb.exec(argv, stdin=stdin, timeout=timeout, max_output=64 << 20)
-        finally:
-            self.client.delete_later(sid)  # the report is in hand: removal need not delay the grade
-
     async def run_program(self, program: str, request: dict[str, Any], files: dict[str, bytes | str],
                           timeout: float | None = None) -> tuple[ExecResult, dict[str, Any]]:  # fmt: skip
-        """Run runtime/<program> with the request on stdin; return the raw result and its report."""
+        """Run runtime/<program> with the request on stdin; return the raw result and its report.
+
+        The program starts first (ahead of time when prewarmed, so its imports are done),
+        its files are laid out next, and only then does its request arrive on stdin.
+        """
         nonce = make_nonce()
         stdin = json.dumps({**request, "nonce": nonce}).encode() + b"\n"
         argv = [PYTHON, "-E", "-s", f"{RUNTIME}/{program}"]
         if self.prewarm > 0:
-            result = await self._run_prewarmed(program, argv, files, stdin, timeout)
+            pool = self._pools.get(program)
+            if pool is None:
+                pool = self._pools[program] = WarmPool(
+                    self.client, self.image, self.prewarm, prepare=lambda sid: self.client.spawn(sid, argv)
+                )
+            sid, handle = await pool.acquire_prepared()
         else:
-            result = await self.run(files, argv, stdin=stdin, timeout=timeout)
-        return result, read_report(result, nonce)
-
-    async def _run_prewarmed(self, program: str, argv: list[str], files: dict[str, bytes | str], stdin: bytes,
-                             timeout: float | None) -> ExecResult:  # fmt: skip
-        """The program was started in a pooled sandbox ahead of time; its files arrive before its stdin."""
-        pool = self._pools.get(program)
-        if pool is None:
-            pool = self._pools[program] = WarmPool(
-                self.client, self.image, self.prewarm, prepare=lambda sid: self.client.spawn(sid, argv)
-            )
-        sid, handle = await pool.acquire_prepared()
+            sid = await self.client.acquire_ready(self.image)
+            handle = None
         try:
+            if handle is None:
+                handle = await self.client.spawn(sid, argv)
             await Sandbox(self.client, sid).write_files(files)
             limit = self.timeout if timeout is None else timeout
-            return await self.client.feed(sid, handle, stdin, limit, max_output=64 << 20)
+            result = await self.client.feed(sid, handle, stdin, limit, max_output=64 << 20)
         finally:
-            self.client.delete_later(sid)
+            self.client.delete_later(sid)  # the report is in hand: removal need not delay the grade
+        return result, read_report(result, nonce)
