@@ -12,8 +12,8 @@ import threading
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-ENV_ID = "websandbox"
+from sandbox_env.constants import DEFAULTS, ENV_ID, POLICY_SERVER_START_TIMEOUT, REPO_ROOT
+
 POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
 
@@ -25,7 +25,7 @@ def cmd_build_image(args: argparse.Namespace) -> int:
 
 
 def cmd_gc(args: argparse.Namespace) -> int:
-    from sandbox_env.sandbox.docker_backend import gc
+    from sandbox_env.sandbox.docker import gc
 
     removed = gc(all_owners=args.all)
     print(f"removed {len(removed)} container(s)" + (f": {' '.join(removed)}" if removed else ""))
@@ -50,7 +50,7 @@ def start_policy_server(policy: str, script: Path | None, host: str, port: int):
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True, name="policy-server")
     thread.start()
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + POLICY_SERVER_START_TIMEOUT
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError(f"the policy server did not start on {host}:{port}")
@@ -117,12 +117,13 @@ def print_table(rows: list[dict], title: str) -> None:
 
 def leaked_ids() -> set[str]:
     """Containers whose owning process has ended (a finished vf-eval leaves none)."""
-    from sandbox_env.sandbox.docker_backend import leaked_containers
+    from sandbox_env.sandbox.docker import leaked_containers
 
     return {c["Id"] for c in leaked_containers()}
 
 
-def run_eval(policy: str = "reference", script: Path | None = None, concurrency: int = 4, num_examples: int = -1,
+def run_eval(policy: str = "reference", script: Path | None = None, concurrency: int = DEFAULTS.eval_concurrency,
+             num_examples: int = -1,
              rollouts: int = 1, env_args: dict | None = None,
              extra: list[str] | None = None) -> tuple[int, Path | None]:  # fmt: skip
     """Serve the policy on loopback and run the real vf-eval against it; returns (exit code, run dir)."""
@@ -190,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--policy", default="reference", choices=["reference", "null"])
     p.add_argument("--script", type=Path)
     p.add_argument("--family", help="only this family")
-    p.add_argument("-c", "--concurrency", type=int, default=4)
+    p.add_argument("-c", "--concurrency", type=int, default=DEFAULTS.eval_concurrency)
     p.add_argument("-n", "--num-examples", type=int, default=-1)
     p.add_argument("-r", "--rollouts", type=int, default=1)
     p.add_argument("-a", "--env-args", help="JSON object of load_environment arguments")
@@ -200,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
-        from sandbox_env.sandbox.engine import DockerUnavailableError
+        from sandbox_env.sandbox.docker import DockerUnavailableError
 
         if isinstance(exc, (DockerUnavailableError, ValueError, RuntimeError, FileNotFoundError)):
             print(f"websandbox: {exc}", file=sys.stderr)
