@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox_env.families.base import Grade, TaskRow, read_task_toml
-from sandbox_env.families.orm_compare import ABS_TOL, REL_TOL, compare, decode_result
+from sandbox_env.families.orm_compare import ABS_TOL, REL_TOL, compare, decode_result, row_evidence
 from sandbox_env.grading import PYTHON, RUNTIME, Grader
 from sandbox_env.sandbox.docker_backend import SandboxError
 from sandbox_env.sandbox.handle import Sandbox
@@ -179,6 +179,8 @@ class OrmFamily:
             return Grade.harness_fault("the final state holds no `result` probe")
         outcome = compare(final["result"], task.grading["expected"])
         passed = sum(c["passed"] for c in outcome.checks)
+        if (evidence := row_evidence(final["result"], task.grading["expected"])) is not None:
+            outcome.checks[-1]["rows"] = evidence  # rows_in_order: what the viewer shows side by side
         return Grade(score=1.0 if outcome.passed else 0.0, reason=outcome.reason, checks=outcome.checks,
                      metrics={"checks_passed": passed / len(outcome.checks)})  # fmt: skip
 
