@@ -42,7 +42,9 @@ def browser():
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
-    return write_report(load_run(FIXTURE), tmp_path_factory.mktemp("view") / "report.html")
+    run = load_run(FIXTURE)
+    run.source = str(FIXTURE.relative_to(REPO))  # as a reader in the checkout would name it
+    return write_report(run, tmp_path_factory.mktemp("view") / "report.html")
 
 
 def css(driver, selector: str) -> list:
@@ -160,8 +162,9 @@ def test_a_real_run_of_this_checkout_opens_with_a_row_for_every_rollout(browser,
     lines = [ln for ln in (run_dir / "results.jsonl").read_text().splitlines() if ln.strip()]
     report = write_report(load_run(run_dir), tmp_path / "report.html")
     open_report(browser, report)
-    while more := css(browser, "tr.more button"):  # rows come a page at a time
-        browser.execute_script("arguments[0].click()", more[0])
+    browser.execute_script(  # rows come a page at a time: ask for every page
+        "let b; while ((b = document.querySelector('tr.more button'))) b.click();"
+    )
     rows = css(browser, "tr.rollout")
     assert len(rows) == len(lines)
     first = json.loads(lines[0])
