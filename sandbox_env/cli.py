@@ -160,9 +160,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return code or 1
     print_table(family_table(run / "results.jsonl"), f"{args.script or args.policy} policy, {run.name}")
     left = len(leaked_ids() - leaked_before)
-    print(f"saved to {run.relative_to(REPO_ROOT)} (vf-tui / prime eval view read it)")
+    print(f"saved to {run.relative_to(REPO_ROOT)}; read it in the browser: websandbox view {run.relative_to(REPO_ROOT)}")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return 0 if left == 0 else 1
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from sandbox_env.viewer import load_run, write_report
+    from sandbox_env.viewer.runs import EVALS, newest_run
+    from sandbox_env.viewer.serve import show
+
+    run_dir = args.run_dir or newest_run([Path.cwd() / EVALS, REPO_ROOT / EVALS])
+    run = load_run(run_dir)
+    out = write_report(run, args.out or run_dir / "report.html")
+    print(f"wrote {out} ({len(run.rollouts)} rollouts of {run_dir}, {out.stat().st_size / 1e6:.1f} MB)")
+    for problem in run.problems[:5]:
+        print(f"  {problem}")
+    return show(out, args.mode, args.port)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -196,6 +210,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-r", "--rollouts", type=int, default=1)
     p.add_argument("-a", "--env-args", help="JSON object of load_environment arguments")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")
+    p.add_argument("run_dir", nargs="?", type=Path, help="a run folder (holds results.jsonl); default: the newest run")
+    p.add_argument("--out", type=Path, help="the HTML file to write (default: RUN_DIR/report.html)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--serve", dest="mode", action="store_const", const="serve", help="serve it on 127.0.0.1")
+    mode.add_argument("--open", dest="mode", action="store_const", const="open", help="open it in the browser")
+    mode.add_argument("--no-open", dest="mode", action="store_const", const="none", help="only write the file")
+    p.add_argument("--port", type=int, default=0, help="port for --serve (default: any free port)")
+    p.set_defaults(func=cmd_view, mode=None)
 
     args = ap.parse_args(argv)
     try:

@@ -21,7 +21,7 @@ from typing import Any
 from sandbox_env.constants import CONTAINER_RUNTIME as RUNTIME
 from sandbox_env.constants import ORM_IMAGE_DB, REASON_CHARS
 from sandbox_env.families.base import Grade, TaskRow, read_task_toml
-from sandbox_env.families.orm_compare import ABS_TOL, REL_TOL, compare
+from sandbox_env.families.orm_compare import ABS_TOL, REL_TOL, compare, row_evidence
 from sandbox_env.grading import Grader
 from sandbox_env.sandbox import Sandbox, SandboxError
 
@@ -165,6 +165,8 @@ class OrmFamily:
             return Grade.harness_fault("the final state holds no `result` probe")
         outcome = compare(final["result"], task.grading["expected"])
         passed = sum(c["passed"] for c in outcome.checks)
+        if (evidence := row_evidence(final["result"], task.grading["expected"])) is not None:
+            outcome.checks[-1]["rows"] = evidence  # rows_in_order: what the viewer shows side by side
         return Grade(score=1.0 if outcome.passed else 0.0, reason=outcome.reason, checks=outcome.checks,
                      metrics={"checks_passed": passed / len(outcome.checks)})  # fmt: skip
 
