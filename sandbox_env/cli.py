@@ -38,14 +38,14 @@ def _free_port(host: str) -> int:
         return s.getsockname()[1]
 
 
-def start_policy_server(policy: str, script: Path | None, host: str, port: int):
-    """Serve the policy in a background thread; returns (server, base_url)."""
+def start_policy_server(policy: str, script: Path | None, host: str, port: int, fail_after: int | None = None):
+    """Serve the policy in a background thread; returns (server, base_url). `fail_after`: policy/server.py."""
     import uvicorn
 
     from sandbox_env.policy.policies import make_policy
     from sandbox_env.policy.server import create_app
 
-    app = create_app(make_policy(policy, script))
+    app = create_app(make_policy(policy, script), fail_after=fail_after)
     port = port or _free_port(host)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True, name="policy-server")
@@ -59,7 +59,7 @@ def start_policy_server(policy: str, script: Path | None, host: str, port: int):
 
 
 def cmd_policy_serve(args: argparse.Namespace) -> int:
-    server, url = start_policy_server(args.policy, args.script, args.host, args.port)
+    server, url = start_policy_server(args.policy, args.script, args.host, args.port, args.fail_after)
     print(f"serving the {args.script or args.policy} policy at {url} (Ctrl-C to stop)", flush=True)
     try:
         while True:
@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--script", type=Path, help="a JSON file mapping task ids to tool calls and a final message")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--fail-after", type=int, metavar="N", help="answer HTTP 500 after the first N requests of a rollout")
     s.set_defaults(func=cmd_policy_serve)
 
     p = sub.add_parser("eval", help="the main job: vf-eval over every task against a scripted policy")
