@@ -26,6 +26,7 @@ def test_fail_after_one_answers_the_first_request_of_each_rollout_and_fails_the_
         second = [*first, reply, {"role": "tool", "tool_call_id": call_id, "content": "ok"}]
         r = httpx.post(f"{url}/chat/completions", json={"model": "m", "messages": second, "tools": TOOLS})
         assert r.status_code == 500 and "--fail-after" in r.json()["error"]["message"]
+        assert r.headers["x-should-retry"] == "false"  # the client gives up at once instead of backing off
         other = [{"role": "user", "content": _prompt("orm_agg_01")}]  # a new rollout starts over
         r = httpx.post(f"{url}/chat/completions", json={"model": "m", "messages": other, "tools": TOOLS})
         assert r.status_code == 200
