@@ -19,7 +19,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from sandbox_env.constants import IMAGE_REPO, IMAGES_DIR, REPO_ROOT, RUNTIME_DIR, short
+from sandbox_env.constants import IMAGE_REPO, IMAGES_DIR, PACKAGE_DIR, RUNTIME_DIR, short
 from sandbox_env.sandbox.docker.engine import docker_client
 
 PULL_BASE = "python:3.13-slim"
@@ -44,12 +44,19 @@ def _build_inputs() -> list[Path]:
     return files
 
 
+def _hashed_name(path: Path) -> str:
+    """The name a build input is hashed under: where it lived in the checkout before `images/` moved
+    into the package (`images/...`, `sandbox_env/runtime/...`), so the tag of unchanged sources did
+    not change, and a checkout and an installed wheel compute the same tag."""
+    rel = path.relative_to(PACKAGE_DIR).as_posix()
+    return rel if rel.startswith("images/") else f"sandbox_env/{rel}"
+
+
 def image_hash() -> str:
     """Hash of the Dockerfile, the pinned requirements and the runtime programs."""
     h = hashlib.sha256()
     for path in _build_inputs():
-        rel = path.relative_to(REPO_ROOT).as_posix()
-        h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+        h.update(_hashed_name(path).encode() + b"\0" + path.read_bytes() + b"\0")
     return short(h.hexdigest())
 
 
