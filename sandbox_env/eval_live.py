@@ -10,7 +10,7 @@ thread here reads the file as it grows and prints one line each time rollouts fi
 Decisions: lines, not a redrawn status line, because vf-eval owns the terminal (a tqdm
 bar on stderr, or its Rich display) and two processes redrawing one line garble both; the
 lines go to stderr, where the bar is, and clear the bar's partial line first on a
-terminal. Only whole lines are read (a group being written is read on the next look), and
+terminal (in a log they start on a line of their own). Only whole lines are read (a group being written is read on the next look), and
 the counts are the viewer's (viewer/classic.py records), so they end where the final
 table starts. A resumed run counts the rollouts it already had.
 """
@@ -117,8 +117,9 @@ class LiveCounts:
         return added
 
     def _say(self, text: str) -> None:
-        clear = "\r\x1b[K" if getattr(self.out, "isatty", lambda: False)() else ""
-        print(clear + text, file=self.out, flush=True)
+        # on a terminal, clear the bar's line (tqdm redraws it); in a log, start a line of our own
+        lead = "\r\x1b[K" if getattr(self.out, "isatty", lambda: False)() else "\n"
+        print(lead + text, file=self.out, flush=True)
 
 
 def _parse(raw: bytes) -> dict | None:
