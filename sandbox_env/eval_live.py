@@ -10,9 +10,10 @@ thread here reads the file as it grows and prints one line each time rollouts fi
 Decisions: lines, not a redrawn status line, because vf-eval owns the terminal (a tqdm
 bar on stderr, or its Rich display) and two processes redrawing one line garble both; the
 lines go to stderr, where the bar is, and clear the bar's partial line first on a
-terminal (in a log they start on a line of their own). Only whole lines are read (a group being written is read on the next look), and
-the counts are the viewer's (viewer/classic.py records), so they end where the final
-table starts. A resumed run counts the rollouts it already had.
+terminal (in a log they start on a line of their own). Only whole lines are read (a
+group being written is read on the next look), and the counts are the viewer's
+(viewer/classic.py records), so they end where the final table starts. A resumed run
+counts the rollouts it already had.
 """
 
 from __future__ import annotations
