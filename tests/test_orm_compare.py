@@ -176,13 +176,13 @@ def test_grade_without_a_probe_is_a_harness_fault():
     assert grade.score == 0.0 and grade.scoring_error
 
 
-def test_grading_a_large_answer_takes_well_under_a_third_of_a_second():
+def test_grading_a_large_answer_takes_well_under_a_third_of_a_cpu_second():
     expected = [[f"title {i}", i, f"{i}.50", i / 7, i % 2 == 0, None] for i in range(2000)]
     shuffled = tag(expected[::-1])
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: a busy machine does not change it
     for tagged in (tag(expected), shuffled):
         asyncio.run(FAMILY.grade({"result": tagged}, _task(expected), None))
-    assert time.perf_counter() - t0 < 0.3
+    assert time.process_time() - t0 < 0.3
 
 
 def test_the_grade_keeps_expected_and_received_rows_with_the_first_differing_cell():
