@@ -91,7 +91,7 @@ def run_eval(policy: str = "reference", script: Path | None = None, concurrency:
              num_examples: int = -1,
              rollouts: int = 1, env_args: dict | None = None,
              extra: list[str] | None = None, resume: str | bool | None = None,
-             fail_after: int | None = None, live: bool = True) -> tuple[int, Path | None]:  # fmt: skip
+             fail_after: int | None = None) -> tuple[int, Path | None]:  # fmt: skip
     """Serve the policy on loopback and run the real vf-eval against it in the current directory,
     printing live counts as rollouts finish; returns (exit code, run dir)."""
     from sandbox_env.eval_live import LiveCounts
@@ -99,20 +99,21 @@ def run_eval(policy: str = "reference", script: Path | None = None, concurrency:
     from sandbox_env.image import ensure_image
 
     ensure_image()
-    server, url = start_policy_server(policy, script, "127.0.0.1", 0, fail_after)
     model = "script" if script else policy
-    cmd = vf_eval_command(url, model, concurrency, num_examples, rollouts, env_args, resume, extra)
-    where = locate(cmd[1:], Path.cwd())
+    args = (model, concurrency, num_examples, rollouts, env_args, resume, extra)
+    where = locate(vf_eval_command("http://127.0.0.1:0/v1", *args)[1:], Path.cwd())  # vf-eval's parser judges `extra`
+    server, url = start_policy_server(policy, script, "127.0.0.1", 0, fail_after)
+    cmd = vf_eval_command(url, *args)
     where.snapshot(time.time())
     env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy")}
     print("$ " + " ".join(cmd), flush=True)
-    counts = LiveCounts(where).start() if live else None
+    counts = LiveCounts(where).start()
     try:
         code = subprocess.run(cmd, env=env).returncode
     finally:
         server.should_exit = True
-        run = counts.stop() if counts else where.find()
-    return code, run or where.find()
+        run = counts.stop()
+    return code, run
 
 
 def _shown(path: Path) -> Path:

@@ -59,7 +59,9 @@ def locate(vf_eval_args: list[str], cwd: Path) -> RunLocation:
     from verifiers.cli.commands.eval import build_parser
     from verifiers.utils.path_utils import get_eval_runs_dir
 
-    args = build_parser().parse_args(vf_eval_args)
+    parser = build_parser()
+    parser.prog = "vf-eval"  # its complaints are about the arguments passed on after `--`
+    args = parser.parse_args(vf_eval_args)
     runs = Path(get_eval_runs_dir(args.env_id_or_config, args.model, str(cwd / args.env_dir_path), args.output_dir))
     resume = Path(args.resume) if isinstance(args.resume, str) else None
     return RunLocation(runs_dir=cwd / runs, resume_path=None if resume is None else cwd / resume)
