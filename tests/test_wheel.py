@@ -4,7 +4,8 @@ vf-eval with the reference policy, saving its run in the folder it ran in.
 
 Everything runs as a user would: `uv build`, `uv venv`, `uv pip install` of the wheel with the
 verifiers this checkout pins, then the installed `websandbox` command with no PYTHONPATH and the
-temporary folder as the working directory. Dependencies come from uv's cache or the index.
+temporary folder as the working directory. Dependencies come from uv's cache or the index. The
+install needs no Docker engine; the vf-eval run does (marked `docker`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from sandbox_env.constants import ENV_ID, REPO_ROOT
 from sandbox_env.dataset import load_rows
 from sandbox_env.image import image_tag
 from sandbox_env.sandbox.docker import leaked_containers
-
-pytestmark = pytest.mark.docker
 
 VERIFIERS = "verifiers==0.3.1"
 
@@ -66,6 +65,19 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     return venv, work
 
 
+def test_the_wheel_holds_the_module_with_its_pyproject_and_the_package_without_caches(installed):
+    import zipfile
+
+    (wheel,) = (installed[0].parent / "dist").glob("websandbox-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"websandbox/__init__.py", "websandbox/pyproject.toml", "sandbox_env/images/Dockerfile",
+            "sandbox_env/data/tasks.jsonl", "sandbox_env/runtime/agent.py"} <= names  # fmt: skip
+    tracked = subprocess.run(["git", "ls-files", "sandbox_env"], cwd=REPO_ROOT, capture_output=True, text=True).stdout.split()
+    assert set(tracked) <= names  # every file of the package in the checkout
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+    assert not [n for n in names if n.split("/")[0] not in ("websandbox", "sandbox_env", "websandbox-0.1.0.dist-info")]
+
+
 def _user_env(venv: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
     return {**env, "PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", "VIRTUAL_ENV": str(venv)}
@@ -91,6 +103,7 @@ def test_the_installed_package_carries_its_code_images_data_and_eval_defaults(in
     assert found["defaults"] == {"num_examples": -1, "rollouts_per_example": 1}
 
 
+@pytest.mark.docker
 def test_the_installed_package_scores_one_on_a_task_of_each_family_through_vf_eval(installed, image):
     venv, work = installed
     env = _user_env(venv)
