@@ -1,8 +1,13 @@
-"""The two tools the model has, independent of verifiers: bash and execute_code."""
+"""The two tools the model has, independent of verifiers: bash and execute_code.
+
+What they return is always valid text (sandbox_env/text.py): output holding a lone
+surrogate or invalid bytes comes back with U+FFFD in its place.
+"""
 
 from __future__ import annotations
 
 from sandbox_env.sandbox.handle import Sandbox
+from sandbox_env.text import valid_text
 
 DEFAULT_OUTPUT_CAP = 8000
 
@@ -30,9 +35,9 @@ async def run_bash(sb: Sandbox, command: str, timeout: float, cap: int = DEFAULT
         parts.append(f"[timed out after {timeout:g}s: the command's process group was killed]")
     elif res.exit_code != 0:
         parts.append(f"[exit code {res.exit_code}]")
-    return cap_output("\n".join(parts) or "(no output)", cap)
+    return valid_text(cap_output("\n".join(parts) or "(no output)", cap))
 
 
 async def run_code(sb: Sandbox, code: str, timeout: float, cap: int = DEFAULT_OUTPUT_CAP) -> str:
     res = await sb.run_python(code, timeout=timeout)
-    return cap_output(res.output.rstrip("\n") or "(no output)", cap)
+    return valid_text(cap_output(res.output.rstrip("\n") or "(no output)", cap))

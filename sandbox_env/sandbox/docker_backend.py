@@ -33,6 +33,7 @@ from prime_sandboxes import (
 
 from sandbox_env.sandbox.channel import AGENT_ARGV, SANDBOX_USER, AgentChannel, ChannelError
 from sandbox_env.sandbox.engine import docker_client
+from sandbox_env.sandbox.hardening import create_kwargs
 from sandbox_env.sandbox.pool import WarmPool
 
 logger = logging.getLogger("websandbox.sandbox")
@@ -149,24 +150,9 @@ class DockerSandboxClient:
                 stdin_open=True,
                 name=name,
                 labels=labels,
-                user=SANDBOX_USER,
                 working_dir="/workspace",
                 environment=env or {},
-                network_mode="bridge" if lim.network else "none",
-                nano_cpus=int(lim.cpus * 1e9),
-                mem_limit=f"{lim.memory_mb}m",
-                memswap_limit=f"{lim.memory_mb}m",
-                pids_limit=lim.pids,
-                cap_drop=["ALL"],
-                security_opt=["no-new-privileges"],
-                read_only=True,
-                tmpfs={
-                    "/workspace": f"size={lim.workspace_mb}m,uid=1000,gid=1000,mode=0755",
-                    "/tmp": f"size={lim.tmp_mb}m,mode=1777",
-                },
-                init=True,
-                # the agent's stream is protocol, not a log: keeping it would cost a write per reply
-                log_config=docker.types.LogConfig(type="none"),
+                **create_kwargs(lim),
                 detach=True,
             )
         except docker.errors.ImageNotFound as exc:

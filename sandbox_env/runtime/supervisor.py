@@ -1,0 +1,190 @@
+"""The agent's identity and its stream to the host: what keeps the supervisor out of reach.
+
+Identity. The container starts the agent as root with only SETUID, SETGID and KILL
+(sandbox/hardening.py on the host). At start the agent drops its supplementary groups
+and sets its filesystem uid/gid to the sandbox user, so every file it opens or creates,
+and every link it follows, is judged as uid 1000 would be: a link the model plants
+towards `/proc/<agent>/...`, `/dev` or a root-owned file gets the model's own rights.
+Its real and effective uid stay 0, so a uid-1000 process can neither signal, trace nor
+open the descriptors of the agent. Every program it starts (tool commands, the Python
+session, grader programs) gets uid/gid 1000 and no supplementary groups; going from
+uid 0 to all-nonzero uids clears the capability sets, so they hold none. Children
+never inherit the agent's stdin/stdout/stderr: theirs are pipes or /dev/null.
+
+When the agent does not start as root (a backend that cannot grant it), it runs its
+children as itself and says so in its ping reply (`"supervised": false`).
+
+The stream. Only the agent writes to its stdout, through `Outbox`: one lock, whole
+JSON lines, every reply and heartbeat carrying the host's request id. While a request
+runs, a thread sends `{"id": ..., "hb": n}` every `HEARTBEAT_INTERVAL` seconds, so the
+host can tell a busy agent from a stopped one. Replies are kept below `MAX_REPLY`
+(the host refuses lines over 16 MiB).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import selectors
+import sys
+import threading
+import time
+
+SANDBOX_UID = 1000
+SANDBOX_GID = 1000
+HEARTBEAT_INTERVAL = 1.0
+MAX_REPLY = 15 << 20
+
+
+class Identity:
+    """Whether the agent supervises as root, and the credentials its children get."""
+
+    def __init__(self) -> None:
+        self.supervised = os.getuid() == 0
+
+    def drop_file_rights(self) -> None:
+        """Judge the agent's own file access as the sandbox user's (this thread and threads made later)."""
+        if not self.supervised:
+            return
+        os.setgroups([])
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.setfsgid(SANDBOX_GID)
+        libc.setfsuid(SANDBOX_UID)
+        # setfsuid reports no error; read back what the kernel holds
+        with open("/proc/thread-self/status") as fh:
+            fields = {k: v.split() for k, _, v in (line.partition(":") for line in fh)}
+        if fields["Uid"][3] != str(SANDBOX_UID) or fields["Gid"][3] != str(SANDBOX_GID):
+            raise SystemExit(f"agent: cannot take filesystem uid {SANDBOX_UID}: {fields['Uid']} {fields['Gid']}")
+
+    def child_kwargs(self) -> dict:
+        """subprocess.Popen arguments that start a program as the sandbox user, in its own session."""
+        kwargs: dict = {"start_new_session": True, "close_fds": True}
+        if self.supervised:
+            kwargs.update(user=SANDBOX_UID, group=SANDBOX_GID, extra_groups=[])
+        return kwargs
+
+
+class Outbox:
+    """The agent's stdout: whole lines under one lock, and heartbeats while a request runs."""
+
+    def __init__(self, fd: int = 1) -> None:
+        self._fd = fd
+        self._lock = threading.Lock()
+        self._current: str | None = None
+        self._beats = 0
+        threading.Thread(target=self._beat, name="heartbeat", daemon=True).start()
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    def begin(self, rid) -> None:
+        with self._lock:
+            self._current = rid if isinstance(rid, str) else None
+
+    def reply(self, rid, reply: dict) -> None:
+        """Send the reply for `rid` and stop its heartbeats; a reply too large becomes an error saying so."""
+        reply["id"] = rid
+        data = json.dumps(reply).encode()
+        if len(data) > MAX_REPLY:
+            data = json.dumps({
+                "id": rid,
+                "error": f"the reply to this request was {len(data)} bytes, over the agent stream's limit of "
+                f"{MAX_REPLY} bytes: ask for less (fewer or smaller files, a lower max_output)",
+            }).encode()  # fmt: skip
+        with self._lock:
+            self._current = None
+            self._write(data + b"\n")
+
+    def _beat(self) -> None:
+        while True:
+            time.sleep(HEARTBEAT_INTERVAL)
+            with self._lock:
+                if self._current is None:
+                    continue
+                self._beats += 1
+                try:
+                    self._write(json.dumps({"id": self._current, "hb": self._beats}).encode() + b"\n")
+                except OSError:
+                    return
+
+
+class LineReader:
+    """JSON lines from a child's pipe, each at most `limit` bytes; longer ones are skipped and counted."""
+
+    EOF = object()
+    TIMEOUT = object()
+
+    def __init__(self, fd: int, limit: int) -> None:
+        self.fd = fd
+        self.limit = limit
+        self.buf = bytearray()
+        self.skipping = False  # inside an over-long line: drop bytes until its end
+        self.junk = 0  # bytes skipped or not parsed as a line the caller wanted
+        os.set_blocking(fd, False)
+
+    def read(self, deadline: float):
+        """One line (bytes, without its newline), or EOF, or TIMEOUT at the deadline."""
+        sel = selectors.DefaultSelector()
+        sel.register(self.fd, selectors.EVENT_READ)
+        try:
+            while True:
+                nl = self.buf.find(b"\n")
+                if nl >= 0:
+                    line = bytes(self.buf[:nl])
+                    del self.buf[: nl + 1]
+                    if self.skipping:
+                        self.skipping = False
+                        self.junk += len(line) + 1
+                        continue
+                    return line
+                if len(self.buf) > self.limit:
+                    self.junk += len(self.buf)
+                    self.buf.clear()
+                    self.skipping = True
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return self.TIMEOUT
+                if not sel.select(timeout=remaining):
+                    continue
+                try:
+                    chunk = os.read(self.fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    return self.EOF
+                self.buf += chunk
+        finally:
+            sel.close()
+
+
+def write_all(fd: int, data: bytes, deadline: float) -> bool:
+    """Write to a non-blocking pipe until done or the deadline; False when it could not be written."""
+    os.set_blocking(fd, False)
+    view = memoryview(data)
+    sel = selectors.DefaultSelector()
+    sel.register(fd, selectors.EVENT_WRITE)
+    try:
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if not sel.select(timeout=remaining):
+                continue
+            try:
+                view = view[os.write(fd, view) :]
+            except BlockingIOError:
+                continue
+            except OSError:
+                return False
+        return True
+    finally:
+        sel.close()
+
+
+def stderr_note(text: str) -> None:
+    """A line on the agent's stderr (the host keeps the last 64 KiB for its error messages)."""
+    sys.stderr.write(text.rstrip("\n") + "\n")
+    sys.stderr.flush()
