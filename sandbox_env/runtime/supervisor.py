@@ -112,7 +112,10 @@ class Outbox:
 
 
 class LineReader:
-    """JSON lines from a child's pipe, each at most `limit` bytes; longer ones are skipped and counted."""
+    """Lines from a child's pipe, holding at most `limit` bytes: of a longer line only its end is returned.
+
+    The bytes dropped from over-long lines are counted in `junk`.
+    """
 
     EOF = object()
     TIMEOUT = object()
@@ -121,7 +124,7 @@ class LineReader:
         self.fd = fd
         self.limit = limit
         self.buf = bytearray()
-        self.skipping = False  # inside an over-long line: drop bytes until its end
+        self.scanned = 0  # bytes of buf known to hold no newline
         self.junk = 0  # bytes skipped or not parsed as a line the caller wanted
         os.set_blocking(fd, False)
 
@@ -131,19 +134,18 @@ class LineReader:
         sel.register(self.fd, selectors.EVENT_READ)
         try:
             while True:
-                nl = self.buf.find(b"\n")
+                nl = self.buf.find(b"\n", self.scanned)
                 if nl >= 0:
+                    # the end of an over-long line comes back too: the caller judges it (and counts it)
                     line = bytes(self.buf[:nl])
                     del self.buf[: nl + 1]
-                    if self.skipping:
-                        self.skipping = False
-                        self.junk += len(line) + 1
-                        continue
+                    self.scanned = 0
                     return line
+                self.scanned = len(self.buf)
                 if len(self.buf) > self.limit:
                     self.junk += len(self.buf)
                     self.buf.clear()
-                    self.skipping = True
+                    self.scanned = 0
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return self.TIMEOUT
