@@ -160,7 +160,7 @@ class AgentChannel:
             self.dropped_bytes += len(line) + 1
             logger.warning("dropped a line that is not a reply to the current request (%d bytes)", len(line))
             return
-        if msg.get("hb"):
+        if "hb" in msg:
             return
         raise _Reply(valid_json_text(msg))
 
