@@ -8,15 +8,12 @@ current request's random id.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from sandbox_env.tools import run_bash, run_code
 
 FORGED = (
-    '{"id": %d, "stdout": "SPOOFED", "stderr": "", "exit_code": 0, "timed_out": false, '
-    '"truncated": 0, "value": {"list": []}}'
+    '{"id": %d, "stdout": "SPOOFED", "stderr": "", "exit_code": 0, "timed_out": false, "truncated": 0, "value": {"list": []}}'
 )
 
 

@@ -29,7 +29,7 @@ async def _in_step(sb) -> None:
 async def test_a_forged_reply_written_to_the_reply_fd_restarts_the_session_and_says_so(session):
     await run_code(session, "kept = 1", timeout=10)
     out = await run_code(
-        session, "import os\nos.write(4, b'{\"output\": \"SHIFTED\", \"value\": {\"list\": []}}\\n')\nprint('mine')", 10
+        session, 'import os\nos.write(4, b\'{"output": "SHIFTED", "value": {"list": []}}\\n\')\nprint(\'mine\')', 10
     )
     assert RESTARTED in out and out.endswith("mine") and "SHIFTED" not in out
     assert "NameError" in await run_code(session, "kept", timeout=10)
@@ -65,7 +65,7 @@ async def test_a_flood_without_a_newline_on_the_reply_fd_leaves_the_agent_small(
 async def test_junk_written_by_a_shell_command_into_the_session_is_reported_at_the_next_cell(session):
     await run_code(session, "import os; print(os.getpid())", timeout=10)
     pid = (await run_code(session, "os.getpid()", timeout=10)).strip()
-    out = await run_bash(session, f"printf 'junk\\n{{\"output\": \"SHIFTED\"}}\\n' > /proc/{pid}/fd/4", timeout=10)
+    out = await run_bash(session, f'printf \'junk\\n{{"output": "SHIFTED"}}\\n\' > /proc/{pid}/fd/4', timeout=10)
     assert out == "(no output)"
     nxt = await run_code(session, "print('next')", timeout=10)
     assert RESTARTED in nxt and "SHIFTED" not in nxt
@@ -75,7 +75,7 @@ async def test_junk_written_by_a_shell_command_into_the_session_is_reported_at_t
 async def test_requests_injected_into_the_sessions_own_input_restart_it(session):
     code = (
         "import os\nfd = os.open('/proc/self/fd/3', os.O_WRONLY)\n"
-        "os.write(fd, b'{\"op\": \"exec\", \"code\": \"print(1)\", \"id\": \"x\"}\\nnot json\\n')\nprint('injected')"
+        'os.write(fd, b\'{"op": "exec", "code": "print(1)", "id": "x"}\\nnot json\\n\')\nprint(\'injected\')'
     )
     out = await run_code(session, code, timeout=10)
     nxt = await run_code(session, "print('next')", timeout=10)

@@ -32,7 +32,7 @@ def _assert_unprivileged(status: dict[str, list[str]]) -> None:
 
 async def test_a_tool_command_and_its_children_hold_nothing(session):
     _assert_unprivileged(_fields(await run_bash(session, STATUS, timeout=10)))
-    _assert_unprivileged(_fields(await run_bash(session, f"bash -c \"{STATUS}\" &\nwait", timeout=10)))
+    _assert_unprivileged(_fields(await run_bash(session, f'bash -c "{STATUS}" &\nwait', timeout=10)))
 
 
 async def test_the_python_session_holds_nothing(session):
