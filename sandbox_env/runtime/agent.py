@@ -114,19 +114,24 @@ def _drain(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int) -> t
     return bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr]), dropped, timed_out
 
 
+def _spawn(argv: list[str], **kwargs) -> subprocess.Popen:
+    """Start a program as the sandbox user, in its own session, with an OOM score above the agent's."""
+    with IDENTITY.spawning():
+        return subprocess.Popen(argv, **kwargs, **IDENTITY.child_kwargs())
+
+
 def _popen(req: dict) -> subprocess.Popen | dict:
     cmd = req.get("argv") or ["/bin/bash", "-c", req["command"]]
     env = dict(os.environ)
     env.update(req.get("env") or {})
     try:
-        return subprocess.Popen(
+        return _spawn(
             cmd,
             cwd=req.get("cwd") or WORKSPACE,
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            **IDENTITY.child_kwargs(),
         )
     except OSError as exc:
         return {"stdout": "", "stderr": f"cannot start {cmd[0]}: {exc}", "exit_code": 127, "timed_out": False, "truncated": 0}
@@ -274,14 +279,13 @@ class Session:
         self.stop()
         full_env = dict(os.environ)
         full_env.update(self.env)
-        self.proc = subprocess.Popen(
+        self.proc = _spawn(
             [sys.executable, "-u", str(HERE / "session.py")],
             cwd=WORKSPACE,
             env=full_env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            **IDENTITY.child_kwargs(),
         )
         self.reader = LineReader(self.proc.stdout.fileno(), SESSION_LINE_MAX)
         reply, _ = self._call({"op": "init", "preamble": self.preamble}, timeout=60)
@@ -392,7 +396,8 @@ SESSION = Session()
 def handle(req: dict) -> dict:
     op = req.get("op")
     if op == "ping":
-        return {"pong": True, "pid": os.getpid(), "supervised": IDENTITY.supervised}
+        return {"pong": True, "pid": os.getpid(), "supervised": IDENTITY.supervised,
+                "oom_protected": IDENTITY.oom_protected}  # fmt: skip
     if op == "exec":
         return op_exec(req)
     if op == "spawn":
@@ -411,6 +416,7 @@ def handle(req: dict) -> dict:
 
 
 def main() -> None:
+    IDENTITY.protect_from_oom()
     IDENTITY.drop_file_rights()
     outbox = Outbox()
     for line in sys.stdin.buffer:

@@ -1,8 +1,11 @@
 """The agent's identity and its stream to the host: what keeps the supervisor out of reach.
 
-Identity. The container starts the agent as root with only SETUID, SETGID and KILL
-(sandbox/hardening.py on the host). At start the agent drops its supplementary groups
-and sets its filesystem uid/gid to the sandbox user, so every file it opens or creates,
+Identity. The container starts the agent as root with only SETUID, SETGID, KILL and,
+where the engine can grant it, SYS_RESOURCE (sandbox/hardening.py on the host). It
+first sets its own and docker-init's OOM score to -1000 when it may (children start
+at 0 and cannot go lower), then drops
+its supplementary groups and sets its filesystem uid/gid to the sandbox user, so every
+file it opens or creates,
 and every link it follows, is judged as uid 1000 would be: a link the model plants
 towards `/proc/<agent>/...`, `/dev` or a root-owned file gets the model's own rights.
 Its real and effective uid stay 0, so a uid-1000 process can neither signal, trace nor
@@ -23,6 +26,7 @@ host can tell a busy agent from a stopped one. Replies are kept below `MAX_REPLY
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -38,10 +42,46 @@ MAX_REPLY = 15 << 20
 
 
 class Identity:
-    """Whether the agent supervises as root, and the credentials its children get."""
+    """Whether the agent supervises as root, the credentials its children get, and who the OOM killer spares."""
 
     def __init__(self) -> None:
         self.supervised = os.getuid() == 0
+        self._oom_adj: int | None = None  # fd of /proc/self/oom_score_adj, opened while still root
+
+    def protect_from_oom(self) -> None:
+        """Make the agent and docker-init the OOM killer's last choice (needs CAP_SYS_RESOURCE).
+
+        Without this, a model that spreads its memory over many processes each smaller
+        than the agent gets the agent killed when the container runs out of memory.
+        Children are started at 0 (see `spawning`) and cannot go below it.
+        """
+        if not self.supervised:
+            return
+        try:
+            self._oom_adj = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
+            os.write(self._oom_adj, b"-1000")
+            if os.getpid() != 1:
+                with open("/proc/1/oom_score_adj", "w") as fh:
+                    fh.write("-1000")
+        except OSError as exc:
+            self._oom_adj = None
+            stderr_note(f"agent: cannot protect itself from the OOM killer: {exc}")
+
+    @property
+    def oom_protected(self) -> bool:
+        return self._oom_adj is not None
+
+    @contextlib.contextmanager
+    def spawning(self):
+        """Around starting a child: the child inherits an OOM score of 0 (and a floor of 0), the agent keeps -1000."""
+        if self._oom_adj is None:
+            yield
+            return
+        os.pwrite(self._oom_adj, b"0", 0)
+        try:
+            yield
+        finally:
+            os.pwrite(self._oom_adj, b"-1000", 0)
 
     def drop_file_rights(self) -> None:
         """Judge the agent's own file access as the sandbox user's (this thread and threads made later)."""

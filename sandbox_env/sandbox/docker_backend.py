@@ -33,7 +33,7 @@ from prime_sandboxes import (
 
 from sandbox_env.sandbox.channel import AGENT_ARGV, SANDBOX_USER, AgentChannel, ChannelError
 from sandbox_env.sandbox.engine import docker_client
-from sandbox_env.sandbox.hardening import create_kwargs
+from sandbox_env.sandbox.hardening import create_kwargs, engine_grants_sys_resource
 from sandbox_env.sandbox.pool import WarmPool
 
 logger = logging.getLogger("websandbox.sandbox")
@@ -152,7 +152,7 @@ class DockerSandboxClient:
                 labels=labels,
                 working_dir="/workspace",
                 environment=env or {},
-                **create_kwargs(lim),
+                **create_kwargs(lim, oom_protection=engine_grants_sys_resource(self._docker, image)),
                 detach=True,
             )
         except docker.errors.ImageNotFound as exc:

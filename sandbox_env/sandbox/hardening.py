@@ -1,15 +1,22 @@
 """How a sandbox container is locked down: the create arguments every sandbox gets.
 
 Identities. The container's main process is `runtime/agent.py` under `docker-init`,
-and both run as root (uid 0) with every capability dropped except the three the agent
-needs to start and stop the sandboxed code: SETUID and SETGID (to spawn tool
+and both run as root (uid 0) with every capability dropped except the four the agent
+needs to start, stop and outlive the sandboxed code: SETUID and SETGID (to spawn tool
 commands, the Python session and grader programs as uid 1000 with no supplementary
-groups) and KILL (to stop their process groups). Everything the model runs is uid
+groups), KILL (to stop their process groups), and SYS_RESOURCE (to set its own and
+docker-init's OOM score to -1000: a model that spreads its memory over many processes
+smaller than the agent, or holds it in socket buffers, would otherwise get the agent
+killed when the container runs out of memory; children start at 0 and cannot go below
+it). Some engines cannot grant SYS_RESOURCE (one that itself runs without it fails
+every start with "unable to apply caps"); `engine_grants_sys_resource` finds out once
+per process with a throwaway container, and without it the agent runs unprotected
+from the OOM killer (its ping reply says `"oom_protected": false`). Everything the model runs is uid
 1000: a process of another uid cannot open `/proc/<agent>/fd/*`, read its memory or
 environment, signal it (`kill -STOP`, `kill -9 -1`) or trace it. Going from uid 0 to
 uids that are all nonzero clears the permitted and effective capability sets, so the
 sandboxed code holds no capability (CapPrm = CapEff = 0; the bounding set keeps the
-three, which `no-new-privileges` makes useless: no setuid binary or file capability
+four, which `no-new-privileges` makes useless: no setuid binary or file capability
 can raise them again). The agent also reads and writes /workspace files under
 filesystem uid/gid 1000 (see agent.py), so a link the model plants is followed with
 the model's own rights, never root's.
@@ -31,13 +38,17 @@ dockerd 20.10 accepts all of these (IPC sysctls require a private IPC namespace)
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+import docker
+import docker.errors
 import docker.types
 
 SANDBOX_UID = 1000
 SUPERVISOR_USER = "0:0"
 AGENT_CAPABILITIES = ["SETUID", "SETGID", "KILL"]
+OOM_CAPABILITY = "SYS_RESOURCE"
 SHM_MB = 16
 IPC_SYSCTLS = {
     "kernel.shmmax": str(SHM_MB << 20),
@@ -52,8 +63,38 @@ IPC_SYSCTLS = {
 }
 
 
-def create_kwargs(limits: Any) -> dict[str, Any]:
-    """`containers.create` arguments for identities, isolation and limits (`limits`: a docker_backend.Limits)."""
+_GRANTS: dict[str, bool] = {}
+_GRANTS_LOCK = threading.Lock()
+
+
+def engine_grants_sys_resource(client: docker.DockerClient, image: str) -> bool:
+    """Whether the engine can start a container holding CAP_SYS_RESOURCE (probed once per engine and image)."""
+    key = f"{client.api.base_url} {image}"
+    with _GRANTS_LOCK:
+        if key not in _GRANTS:
+            probe = client.containers.create(
+                image, ["true"], user=SUPERVISOR_USER, cap_drop=["ALL"], cap_add=[OOM_CAPABILITY],
+                network_mode="none", labels={"websandbox": "1", "websandbox.role": "probe"},
+            )  # fmt: skip
+            try:
+                probe.start()
+                probe.wait(timeout=60)
+                _GRANTS[key] = True
+            except docker.errors.APIError as exc:
+                if "caps" not in str(exc):
+                    raise
+                _GRANTS[key] = False
+            finally:
+                probe.remove(force=True)
+        return _GRANTS[key]
+
+
+def create_kwargs(limits: Any, oom_protection: bool = False) -> dict[str, Any]:
+    """`containers.create` arguments for identities, isolation and limits (`limits`: a docker_backend.Limits).
+
+    `oom_protection`: also grant SYS_RESOURCE so the agent can keep the OOM killer off
+    itself (pass `engine_grants_sys_resource(...)`).
+    """
     return {
         "user": SUPERVISOR_USER,
         "network_mode": "bridge" if limits.network else "none",
@@ -62,7 +103,7 @@ def create_kwargs(limits: Any) -> dict[str, Any]:
         "memswap_limit": f"{limits.memory_mb}m",
         "pids_limit": limits.pids,
         "cap_drop": ["ALL"],
-        "cap_add": list(AGENT_CAPABILITIES),
+        "cap_add": AGENT_CAPABILITIES + ([OOM_CAPABILITY] if oom_protection else []),
         "security_opt": ["no-new-privileges"],
         "read_only": True,
         "tmpfs": {

@@ -1,6 +1,6 @@
 """Tool commands, the Python session and what they start run as uid 1000 with no capability.
 
-The agent holds SETUID, SETGID and KILL; a child it starts switches every uid to 1000,
+The agent holds SETUID, SETGID, KILL and SYS_RESOURCE; a child it starts switches every uid to 1000,
 which clears its capability sets (CapPrm = CapEff = CapAmb = 0).
 """
 

@@ -2,7 +2,7 @@
 
 Before: the agent ran as uid 1000 like the tools, so `cat /proc/<agent>/fd/0` stole its
 requests (the next call hung for its whole limit), `kill -STOP` froze it and
-`kill -9 -1` killed it. Now it runs as root with SETUID/SETGID/KILL only, and every
+`kill -9 -1` killed it. Now it runs as root with SETUID/SETGID/KILL/SYS_RESOURCE only, and every
 sandboxed process is uid 1000.
 """
 
@@ -69,4 +69,15 @@ async def test_tracing_the_agent_is_refused(session, agent_pid):
         "print(rc, os.strerror(ctypes.get_errno()))"
     )
     assert await run_code(session, code, timeout=10) == "-1 Operation not permitted"
+    await _graded_value_is_real(session)
+
+
+async def test_running_the_container_out_of_memory_kills_the_models_processes_not_the_agent(session):
+    """Many hogs, each smaller than the agent: without its OOM score of -1000 the agent would be the victim."""
+    ping = await session.client.call(session.id, {"op": "ping"}, timeout=10)
+    if not ping.get("oom_protected"):
+        pytest.skip("this engine cannot grant CAP_SYS_RESOURCE, so the agent cannot keep the OOM killer off itself")
+    hog = "python -S -c 'import time; b = bytearray(6 << 20); b[::4096] = b\"x\" * (6 << 8); time.sleep(30)'"
+    await run_bash(session, f"for i in $(seq 200); do {hog} & done; sleep 15", timeout=40)
+    assert await run_bash(session, "echo still-answering", timeout=10) == "still-answering"
     await _graded_value_is_real(session)
