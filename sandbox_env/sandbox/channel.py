@@ -8,7 +8,7 @@ What the host trusts, and what bounds it. Only the agent (root, out of the sandb
 code's reach: see hardening.py) writes to this stream. Even so, anything on it that is
 not a well-formed line with the current request's id is dropped and counted
 (`dropped_lines`), never taken as a reply. Host memory per sandbox is bounded by
-`STREAM_BOUND` (17 MiB): one line of at most `LINE_MAX` (16 MiB; the agent keeps its
+`STREAM_BOUND` (16.3 MiB): one line of at most `LINE_MAX` (16 MiB; the agent keeps its
 replies below it), one received chunk (256 KiB), and a ring of the last 64 KiB of the
 agent's stderr. Frames are consumed as they arrive, never held whole, whatever size
 their header claims. A longer line breaks the channel with a message saying so.
@@ -68,7 +68,6 @@ class AgentChannel:
     def __init__(self, api: docker.APIClient, container_id: str) -> None:
         self._api = api
         self._cid = container_id
-        self._opened = False
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
         self._header = bytearray()  # the current frame's header while incomplete
@@ -90,7 +89,6 @@ class AgentChannel:
         if self._broken is not None:
             raise ChannelError(self._broken)
         raw = self._api.attach_socket(self._cid, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
-        self._opened = True
         sock = getattr(raw, "_sock", raw)
         sock.settimeout(None)
         self._sock = sock

@@ -46,3 +46,18 @@ async def test_taking_back_root_fails(session):
     assert "Operation not permitted" in out
     out = await run_bash(session, "python -c 'import os; os.setgroups([0])'", timeout=10)
     assert "Operation not permitted" in out
+
+
+async def test_a_tool_command_inherits_no_descriptor_of_the_agent(session):
+    """Its stdin/stdout/stderr are its own pipes, and nothing else is open."""
+    out = await run_bash(session, "ls -l /proc/$$/fd | tail -n +2 | awk '{print $(NF-2), $NF}'", timeout=10)
+    fds = dict(line.split(" ", 1) for line in out.splitlines())
+    assert set(fds) == {"0", "1", "2"} and all(t.startswith("pipe:") for t in fds.values()), fds
+    code = (
+        "import os\nfor f in os.listdir('/proc/self/fd'):\n"
+        "    try: print(f, os.readlink('/proc/self/fd/' + f))\n"
+        "    except OSError: pass"  # listdir's own descriptor, closed by now
+    )
+    fds = dict(line.split(" ", 1) for line in (await run_code(session, code, timeout=10)).splitlines())
+    streams = {fd for fd, target in fds.items() if target.startswith(("pipe:", "socket:"))}
+    assert streams == {"3", "4"}, fds  # the session's own request and reply pipes; 0-2 are /dev/null and a file
