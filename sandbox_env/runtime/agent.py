@@ -317,7 +317,7 @@ class Session:
                 return self.DEAD
             try:
                 msg = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 msg = None
             if isinstance(msg, dict) and msg.get("id") == rid:
                 return msg

@@ -125,15 +125,10 @@ class Outbox:
             self._current = rid if isinstance(rid, str) else None
 
     def reply(self, rid, reply: dict) -> None:
-        """Send the reply for `rid` and stop its heartbeats; a reply too large becomes an error saying so."""
-        reply["id"] = rid
-        data = json.dumps(reply).encode()
-        if len(data) > MAX_REPLY:
-            data = json.dumps({
-                "id": rid,
-                "error": f"the reply to this request was {len(data)} bytes, over the agent stream's limit of "
-                f"{MAX_REPLY} bytes: ask for less (fewer or smaller files, a lower max_output)",
-            }).encode()  # fmt: skip
+        """Send the reply for `rid` and stop its heartbeats; one that cannot be sent whole says why instead."""
+        data = _encode({**reply, "id": rid})
+        if data is None or len(data) > MAX_REPLY:
+            data = _encode({**_stand_in(reply, data), "id": rid})
         with self._lock:
             self._current = None
             self._write(data + b"\n")
@@ -149,6 +144,29 @@ class Outbox:
                     self._write(json.dumps({"id": self._current, "hb": self._beats}).encode() + b"\n")
                 except OSError:
                     return
+
+
+def _encode(msg: dict) -> bytes | None:
+    try:
+        return json.dumps(msg).encode()
+    except (ValueError, TypeError, RecursionError):  # e.g. a value nested too deep, relayed from the session
+        return None
+
+
+def _stand_in(reply: dict, data: bytes | None) -> dict:
+    """What is sent in place of a reply too large (or too deep) to send: the model's part is replaced, not lost.
+
+    A session value becomes the same "too large" tag the session itself uses, a cell's
+    output is cut; anything else (a host request asking for too much) is an error.
+    """
+    why = "could not be encoded" if data is None else f"was {len(data)} bytes, over the limit of {MAX_REPLY}"
+    if "value" in reply:
+        return {"value": {"other": "too large", "repr": f"the reply {why}"}, "output": "",
+                "timed_out": bool(reply.get("timed_out")), "restarted": bool(reply.get("restarted"))}  # fmt: skip
+    if isinstance(reply.get("output"), str):
+        return {"output": reply["output"][: MAX_REPLY // 16] + f"\n[the output was cut: the reply {why}]",
+                "timed_out": bool(reply.get("timed_out")), "restarted": bool(reply.get("restarted"))}  # fmt: skip
+    return {"error": f"the reply to this request {why}: ask for less (fewer or smaller files, a lower max_output)"}
 
 
 class LineReader:

@@ -151,7 +151,7 @@ class AgentChannel:
             return
         try:
             msg = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             msg = None
         if not isinstance(msg, dict) or msg.get("id") != rid:
             self.dropped_lines += 1

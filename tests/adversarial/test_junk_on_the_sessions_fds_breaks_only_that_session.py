@@ -87,3 +87,32 @@ async def test_the_preamble_runs_again_when_junk_restarts_the_session(sandbox):
     await sandbox.start_python(preamble="from_preamble = 42")
     await run_code(sandbox, "import os; os.write(4, b'junk\\n')", timeout=10)
     assert await run_code(sandbox, "from_preamble", timeout=10) == "42"
+
+
+PATCH_PROBE_REPLY = """
+import gc, json
+_session = next(o for o in gc.get_objects() if type(o).__name__ == "Session" and hasattr(o, "_encode"))
+_plain = _session._encode
+def _hostile(reply, rid):
+    if "value" not in reply:
+        return _plain(reply, rid)
+    return {body}
+_session._encode = _hostile
+"""
+
+
+async def test_a_session_value_too_large_to_relay_reads_as_too_large_not_as_a_harness_fault(session):
+    """8 MB of raw UTF-8 on the reply pipe relays as 24 MB of JSON escapes: the agent sends a stand-in."""
+    body = 'json.dumps({"id": rid, "value": "\\U0001F600" * 2_000_000}, ensure_ascii=False).encode()'
+    await run_code(session, PATCH_PROBE_REPLY.format(body=body), timeout=10)
+    value = await session.probe("result", timeout=60)
+    assert value["other"] == "too large" and "over the limit" in value["repr"]
+    assert await run_code(session, "print('next')", timeout=10) == "next"
+
+
+async def test_a_session_value_nested_too_deep_to_parse_is_the_sessions_failure(session):
+    body = "b'{\"id\": \"' + rid.encode() + b'\", \"value\": ' + b'[' * 200_000 + b']' * 200_000 + b'}'"
+    await run_code(session, PATCH_PROBE_REPLY.format(body=body), timeout=10)
+    with pytest.raises(RuntimeError, match="destroyed"):  # not a SandboxError: the harness is fine
+        await session.probe("result", timeout=30)
+    await _in_step(session)
