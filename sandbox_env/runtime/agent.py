@@ -117,7 +117,7 @@ def _drain(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int) -> t
 def _spawn(argv: list[str], **kwargs) -> subprocess.Popen:
     """Start a program as the sandbox user, in its own session, with an OOM score above the agent's."""
     with IDENTITY.spawning():
-        return subprocess.Popen(argv, **kwargs, **IDENTITY.child_kwargs())
+        return subprocess.Popen(IDENTITY.child_argv(argv), start_new_session=True, close_fds=True, **kwargs)
 
 
 def _popen(req: dict) -> subprocess.Popen | dict:
