@@ -290,6 +290,7 @@ class Session:
         self.reader = LineReader(self.proc.stdout.fileno(), SESSION_LINE_MAX)
         reply, _ = self._call({"op": "init", "preamble": self.preamble}, timeout=60)
         if not isinstance(reply, dict):
+            self.stop()  # the next call starts afresh
             return {"error": "the Python session did not start"}
         return {"output": _text(reply.get("output")), "ready": True}
 
