@@ -92,11 +92,12 @@ async def test_scripted_rollout_runs_both_tools_keeps_the_namespace_and_leaves_n
 
 
 @pytest.mark.docker
-async def test_a_rollout_that_breaks_its_sandbox_scores_zero_with_a_scoring_error(env, smoke_script, monkeypatch):
+async def test_a_rollout_that_kills_every_process_it_can_scores_zero_as_its_own_fault(env, smoke_script, monkeypatch):
+    """`kill -9 -1` reaches only the model's own processes: the agent survives, so this is no harness fault."""
     monkeypatch.setenv(POLICY_KEY_VAR, "local")
     state = await _play(env, "smoke_hello", smoke_script)
-    assert state["grade"]["score"] == 0.0
-    assert state["scoring_error"]
+    assert state["grade"]["score"] == 0.0 and "does not exist" in state["grade"]["reason"]
+    assert not state.get("scoring_error") and not state.get("error")
     assert state["sandbox_id"] not in _containers()
 
 

@@ -20,6 +20,7 @@ import docker.errors
 from sandbox_env.constants import ENGINE_MESSAGE_CHARS, READY_TIMEOUT, SHORT_ID, short
 from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
 from sandbox_env.sandbox.docker.engine import docker_client
+from sandbox_env.sandbox.docker.hardening import engine_grants_sys_resource
 from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
@@ -107,7 +108,8 @@ class DockerBackend(SandboxBackend):
     def _create(self, image: str, role: str) -> str:
         if self._closed:
             raise SandboxError("this sandbox backend was torn down; create a new one")
-        spec = container_spec(image, self.limits, labels_for(self.client_id, role), role)
+        oom = engine_grants_sys_resource(self._docker, image)
+        spec = container_spec(image, self.limits, labels_for(self.client_id, role), role, oom_protection=oom)
         try:
             container = self._docker.containers.create(**spec)
         except docker.errors.ImageNotFound as exc:
