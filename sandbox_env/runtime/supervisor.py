@@ -1,7 +1,7 @@
 """The agent's identity and its stream to the host: what keeps the supervisor out of reach.
 
 Identity. The container starts the agent as root with only SETUID, SETGID, KILL and,
-where the engine can grant it, SYS_RESOURCE (sandbox/hardening.py on the host). It
+where the engine can grant it, SYS_RESOURCE (sandbox/docker/hardening.py on the host). It
 first sets its own and docker-init's OOM score to -1000 when it may (children start
 at 0 and cannot go lower), then drops
 its supplementary groups and sets its filesystem uid/gid to the sandbox user, so every
