@@ -108,9 +108,9 @@ class DockerBackend(SandboxBackend):
     def _create(self, image: str, role: str) -> str:
         if self._closed:
             raise SandboxError("this sandbox backend was torn down; create a new one")
-        oom = engine_grants_sys_resource(self._docker, image)
-        spec = container_spec(image, self.limits, labels_for(self.client_id, role), role, oom_protection=oom)
         try:
+            oom = engine_grants_sys_resource(self._docker, image)
+            spec = container_spec(image, self.limits, labels_for(self.client_id, role), role, oom_protection=oom)
             container = self._docker.containers.create(**spec)
         except docker.errors.ImageNotFound as exc:
             raise SandboxError(
