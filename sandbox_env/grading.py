@@ -6,11 +6,12 @@ import json
 import secrets
 from typing import Any
 
+from sandbox_env.grader_programs import grader_argv, grader_files
 from sandbox_env.sandbox.docker_backend import DockerSandboxClient, ExecResult
 from sandbox_env.sandbox.handle import Sandbox
 from sandbox_env.sandbox.pool import WarmPool
 
-RUNTIME = "/opt/websandbox/runtime"
+RUNTIME = "/opt/websandbox/runtime"  # what the image carries for rollouts (grader_programs.IMAGE_RUNTIME)
 PYTHON = "/opt/venv/bin/python"
 
 
@@ -55,25 +56,30 @@ class Grader:
                           timeout: float | None = None) -> tuple[ExecResult, dict[str, Any]]:  # fmt: skip
         """Run runtime/<program> with the request on stdin; return the raw result and its report.
 
-        The program starts first (ahead of time when prewarmed, so its imports are done),
-        its files are laid out next, and only then does its request arrive on stdin.
+        The grader programs are written into the container first (they are not in the
+        image: grader_programs.py), the program starts (ahead of time when prewarmed, so
+        its imports are done), its files are laid out next, and only then does its
+        request arrive on stdin.
         """
         nonce = make_nonce()
         stdin = json.dumps({**request, "nonce": nonce}).encode() + b"\n"
-        argv = [PYTHON, "-E", "-s", f"{RUNTIME}/{program}"]
+        argv = grader_argv(PYTHON, program)
+
+        async def start(sid: str) -> int:
+            await Sandbox(self.client, sid).write_files(grader_files())
+            return await self.client.spawn(sid, argv)
+
         if self.prewarm > 0:
             pool = self._pools.get(program)
             if pool is None:
-                pool = self._pools[program] = WarmPool(
-                    self.client, self.image, self.prewarm, prepare=lambda sid: self.client.spawn(sid, argv)
-                )
+                pool = self._pools[program] = WarmPool(self.client, self.image, self.prewarm, prepare=start)
             sid, handle = await pool.acquire_prepared()
         else:
             sid = await self.client.acquire_ready(self.image)
             handle = None
         try:
             if handle is None:
-                handle = await self.client.spawn(sid, argv)
+                handle = await start(sid)
             await Sandbox(self.client, sid).write_files(files)
             limit = self.timeout if timeout is None else timeout
             result = await self.client.feed(sid, handle, stdin, limit, max_output=64 << 20)

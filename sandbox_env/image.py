@@ -19,6 +19,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
+from sandbox_env.grader_programs import IMAGE_RUNTIME, image_runtime_files
 from sandbox_env.sandbox.engine import docker_client
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -39,16 +40,12 @@ def _say(msg: str) -> None:
 
 def _build_inputs() -> list[Path]:
     files = [IMAGES_DIR / "Dockerfile", IMAGES_DIR / "requirements.txt"]
-    files += sorted(
-        p
-        for p in RUNTIME_DIR.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
-    )
+    files += image_runtime_files()  # grader programs are not in the image: grader_programs.py
     return files
 
 
 def image_hash() -> str:
-    """Hash of the Dockerfile, the pinned requirements and the runtime programs."""
+    """Hash of the Dockerfile, the pinned requirements and the runtime programs the image carries."""
     h = hashlib.sha256()
     for path in _build_inputs():
         rel = path.relative_to(REPO_ROOT).as_posix()
@@ -153,7 +150,14 @@ def build_image(base: str = "auto", force: bool = False, say: Progress = _say) -
         ctx = Path(tmp)
         shutil.copy(IMAGES_DIR / "Dockerfile", ctx / "Dockerfile")
         shutil.copy(IMAGES_DIR / "requirements.txt", ctx / "requirements.txt")
-        shutil.copytree(RUNTIME_DIR, ctx / "runtime", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        keep = shutil.ignore_patterns("__pycache__", "*.pyc")
+        (ctx / "runtime").mkdir()
+        for name in IMAGE_RUNTIME:  # only what rollouts need; grader programs come with each grading run
+            src = RUNTIME_DIR / name
+            if src.is_dir():
+                shutil.copytree(src, ctx / "runtime" / name, ignore=keep)
+            else:
+                shutil.copy(src, ctx / "runtime" / name)
         _fill_wheelhouse(ctx / "wheels", say)
         say(f"building {tag} from {base_image}")
         stream = client.api.build(

@@ -130,10 +130,10 @@ async def stall(request, call_next):
     assert time.perf_counter() - t0 < 30
 
 
-async def test_an_import_that_never_ends_stops_at_the_run_deadline(client, image):
-    g = await grade(client, image, "fastapi_path_order", "while True:\n    pass\n", timeout=10)
+async def test_an_import_that_never_ends_stops_at_its_cpu_limit(client, image):
+    g = await grade(client, image, "fastapi_path_order", "while True:\n    pass\n", timeout=60, request_timeout=2)
     assert g.score == 0.0 and g.scoring_error is None
-    assert "importing app.py did not finish" in g.reason and g.metrics["module_imported"] == 0.0
+    assert "importing app.py did not finish within 6 s" in g.reason and g.metrics["module_imported"] == 0.0
 
 
 async def test_import_errors_are_the_submissions_failure_with_the_traceback(client, image):
@@ -177,16 +177,15 @@ httpx.Client._send_handling_redirects = fake_send
 '''
 
 
-async def test_an_app_that_patches_the_test_client_scores_zero_as_tampered(client, image):
-    first, deep = await asyncio.gather(
+async def test_patching_the_test_client_or_httpx_in_the_apps_process_changes_nothing(client, image):
+    right_and_patching, patching_only, deep_only = await asyncio.gather(
+        grade(client, image, "fastapi_status_204", STATUS_204 + PATCH_CLIENT.replace("app = FastAPI()", "")),
         grade(client, image, "fastapi_status_204", PATCH_CLIENT),
         grade(client, image, "fastapi_status_204", PATCH_HTTPX_DEEP),
     )
-    for g in (first, deep):
-        assert g.score == 0.0 and g.tampered and g.metrics["tampered"] == 1.0, g.reason
-        assert g.scoring_error is None
-    assert "TestClient.request" in first.reason
-    assert "unknown path answered 200" in deep.reason
+    assert right_and_patching.score == 1.0 and not right_and_patching.tampered, right_and_patching.reason
+    for g in (patching_only, deep_only):
+        assert g.score == 0.0 and g.scoring_error is None, g.reason
 
 
 FAKE_FRAMES = '''
@@ -252,10 +251,10 @@ async def test_exiting_early_after_a_fake_report_scores_zero_without_a_scoring_e
         grade(client, image, "fastapi_status_204", EXIT_WHILE_SERVING),
     )
     assert at_import.score == 0.0 and at_import.scoring_error is None and not at_import.tampered
-    assert "importing app.py ended it (exit code 0)" in at_import.reason
+    assert "the app's process ended while importing app.py (exit code 0)" in at_import.reason
     assert at_import.metrics["module_imported"] == 0.0
     assert while_serving.score == 0.0 and while_serving.scoring_error is None
-    assert "while serving requests" in while_serving.reason
+    assert "the app's process ended (exit code 0) while answering" in while_serving.checks[0]["detail"]
     assert while_serving.metrics["module_imported"] == 1.0
 
 

@@ -180,7 +180,8 @@ class OrmFamily:
         outcome = compare(final["result"], task.grading["expected"])
         passed = sum(c["passed"] for c in outcome.checks)
         return Grade(score=1.0 if outcome.passed else 0.0, reason=outcome.reason, checks=outcome.checks,
-                     metrics={"checks_passed": passed / len(outcome.checks)})  # fmt: skip
+                     metrics={"checks_passed": passed / len(outcome.checks), "tampered": float(outcome.malformed)},
+                     tampered=outcome.malformed)  # fmt: skip
 
     async def rebuilt_run(self, client: Any, image: str, calls: list[dict[str, Any]],
                           universe: str) -> dict[str, Any]:  # fmt: skip

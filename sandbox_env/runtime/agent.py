@@ -250,7 +250,11 @@ class Session:
                     line = self.proc.stdout.readline()
                     if not line:
                         return {"dead": True}
-                    return json.loads(line)
+                    try:  # a cell can write anything on the session's reply pipe: junk ends the session
+                        reply = json.loads(line)
+                    except ValueError:
+                        return {"dead": True}
+                    return reply if isinstance(reply, dict) else {"dead": True}
         finally:
             sel.close()
 
@@ -332,7 +336,21 @@ def handle(req: dict) -> dict:
     return {"error": f"unknown op {op!r}"}
 
 
+def _undumpable() -> None:
+    """No process of the sandbox may read this process's memory (requests, nonces) or open its fds.
+
+    Same uid, no Yama: without this a tool command or a graded app could read a grading
+    request's nonce from /proc/<agent>/mem or write into /proc/<agent>/fd/N. The flag is
+    reset by execve, so the commands and the session the agent starts are ordinary.
+    """
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE, 0
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
 def main() -> None:
+    _undumpable()
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         if not line.strip():
