@@ -103,10 +103,15 @@ if os.fork() == 0:
     os.setsid()                                                       # out of the process group
     time.sleep(3600)
 '''
-    t0 = time.perf_counter()
-    g = await grade(client, image, "fastapi_path_order", leaky, timeout=60)
-    assert g.score == 1.0, g.reason
-    assert time.perf_counter() - t0 < 30
+
+    async def timed(source):
+        t0 = time.perf_counter()
+        g = await grade(client, image, "fastapi_path_order", source, timeout=60)
+        return g, time.perf_counter() - t0
+
+    (g, leaky_s), (plain, plain_s) = await asyncio.gather(timed(leaky), timed(PATH_ORDER))
+    assert g.score == plain.score == 1.0, g.reason
+    assert leaky_s < 2 * plain_s + 5  # nothing left running makes the run wait (the machine is shared: a ratio)
 
 
 async def test_a_hanging_endpoint_stops_the_run_with_a_reason(client, image):

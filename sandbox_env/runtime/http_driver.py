@@ -410,10 +410,13 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
                           headers={"user-agent": "testclient"}, follow_redirects=False, timeout=None)  # fmt: skip
     try:
         for req in steps:
-            out["responses"].append(send_one(client, pid, req))
+            resp = send_one(client, pid, req)
+            out["responses"].append(resp)
             if ended(pid):
-                out["error"] = explain(f"the app's process ended (exit code {exit_code(pid)}) while answering "
-                                       f"{req['method']} {req['path']}", log)  # fmt: skip
+                why = f"the app's process ended (exit code {exit_code(pid)}) while answering {req['method']} {req['path']}"
+                out["error"] = explain(why, log)
+                if "error" in resp:
+                    resp["error"] = out["error"]
                 return True
     finally:
         client.close()
