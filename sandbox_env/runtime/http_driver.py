@@ -49,7 +49,7 @@ import sys
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 
-from process_guard import ancestors, sweep, undumpable  # noqa: E402
+from process_guard import ancestors, state_of, sweep, undumpable  # noqa: E402
 
 undumpable()  # before the nonce exists in this process, and before any app does
 
@@ -248,7 +248,10 @@ def wait(done, what: str, limit: float | None, clock: Clock | None) -> None:
 
 
 def host_send(cmd: dict) -> None:
-    os.write(host_cmd_fd, json.dumps(cmd).encode() + b"\n")
+    try:
+        os.write(host_cmd_fd, json.dumps(cmd).encode() + b"\n")
+    except OSError:  # the host was killed (only an app can do that): its children are watched through /proc
+        pass
 
 
 def exit_code(pid: int) -> int | None:
@@ -260,7 +263,10 @@ def exit_code(pid: int) -> int | None:
 
 
 def ended(pid: int) -> bool:
-    return exit_code(pid) is not None
+    """Whether the app's process has ended: reported by the host, or (the host gone) seen in /proc."""
+    if exit_code(pid) is not None:
+        return True
+    return host.poll() is not None and state_of(pid) in ("Z", "X", "gone")
 
 
 def log_tail(path: str, limit: int = 1500) -> str:

@@ -39,7 +39,8 @@ def dumpable() -> None:
     _set_dumpable(1)
 
 
-def _state(pid: int) -> str:
+def state_of(pid: int) -> str:
+    """The one-letter state of a process (R, S, T, Z...), or "gone"."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             return fh.read().rsplit(b")", 1)[1].split()[0].decode()
@@ -51,7 +52,7 @@ def other_pids(keep: set[int]) -> list[int]:
     """Every live process of the container not in `keep` (zombies, already dead, are left out)."""
     out = []
     for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) not in keep and _state(int(name)) not in ("Z", "X", "gone"):
+        if name.isdigit() and int(name) not in keep and state_of(int(name)) not in ("Z", "X", "gone"):
             out.append(int(name))
     return out
 
