@@ -269,6 +269,11 @@ def ended(pid: int) -> bool:
     return host.poll() is not None and state_of(pid) in ("Z", "X", "gone")
 
 
+def how_it_ended(pid: int) -> str:
+    code = exit_code(pid)
+    return "exit code unknown: the process that started it was killed" if code is None else f"exit code {code}"
+
+
 def log_tail(path: str, limit: int = 1500) -> str:
     try:
         with open(path, "rb") as fh:
@@ -391,7 +396,7 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
         text = (
             str(got.get("error", ""))
             if got
-            else (explain(f"the app's process ended while importing app.py (exit code {exit_code(pid)})", log))
+            else (explain(f"the app's process ended while importing app.py ({how_it_ended(pid)})", log))
         )
         if n == 0:
             state["import_error"] = text
@@ -419,7 +424,7 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
             resp = send_one(client, pid, req)
             out["responses"].append(resp)
             if ended(pid):
-                why = f"the app's process ended (exit code {exit_code(pid)}) while answering {req['method']} {req['path']}"
+                why = f"the app's process ended ({how_it_ended(pid)}) while answering {req['method']} {req['path']}"
                 out["error"] = explain(why, log)
                 if "error" in resp:
                     resp["error"] = out["error"]

@@ -7,6 +7,7 @@ The Docker engine multiplexes a non-tty exec's stdout and stderr into frames wit
 from __future__ import annotations
 
 import json
+import secrets
 import socket
 import struct
 import threading
@@ -41,6 +42,7 @@ class AgentChannel:
         self._lines = bytearray()  # stdout payload not yet split into lines
         self._stderr = bytearray()
         self._next_id = 0
+        self.dropped = 0  # lines on the stream that were no reply to the call waiting for one
 
     def open(self) -> None:
         if self._opened:
@@ -100,16 +102,21 @@ class AgentChannel:
             if self._sock is None:
                 self.open()
             self._next_id += 1
-            rid = self._next_id
+            rid = f"{self._next_id}-{secrets.token_hex(8)}"  # unguessable: a forged line cannot pose as the reply
             data = json.dumps({**request, "id": rid}).encode() + b"\n"
             try:
                 assert self._sock is not None
                 self._sock.sendall(data)
                 deadline = time.monotonic() + timeout
                 while True:
-                    reply = json.loads(self._read_line(deadline))
-                    if reply.get("id") == rid:
+                    try:  # whatever a sandboxed process wrote into the stream is skipped, never taken as a reply
+                        reply = json.loads(self._read_line(deadline))
+                    except ValueError:
+                        self.dropped += 1
+                        continue
+                    if isinstance(reply, dict) and reply.get("id") == rid:
                         return reply
+                    self.dropped += 1
             except TimeoutError as exc:
                 self.close()
                 raise ChannelError(f"the sandbox agent did not answer within {timeout:g}s") from exc

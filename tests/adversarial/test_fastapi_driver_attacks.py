@@ -124,23 +124,28 @@ for _pid in _grader_pids().get("http_driver.py", []):
 """
 )
 
-# Claims on the witness's own events pipe that the app sent what the oracle would have sent.
+# Claims on the witness's own events pipe (the driver's cross-check) that the app sent a 201, written
+# after the real status went out, so that the claim is the last word on every request.
 FORGE_WITNESS_EVENTS = (
     BROKEN_APP
     + """
 import json as _json
 import os as _os
 
+_inner = app
 
-@app.middleware("http")
-async def _claim(request, call_next):
-    response = await call_next(request)
-    for fd in range(3, 256):
-        try:
-            _os.write(fd, (_json.dumps({"ev": "status", "status": 201}) + "\\n").encode())
-        except OSError:
-            pass
-    return response
+
+async def app(scope, receive, send):
+    async def claiming_send(message):
+        await send(message)
+        if message["type"] == "http.response.start":
+            for fd in range(3, 256):
+                try:
+                    _os.write(fd, (_json.dumps({"ev": "status", "status": 201}) + "\\n").encode())
+                except OSError:
+                    pass
+
+    await _inner(scope, receive, claiming_send)
 """
 )
 
@@ -153,7 +158,8 @@ KILL_THE_APP_HOST = (
 import signal as _signal
 
 for _pid in _grader_pids().get("app_host.py", []):
-    _os.kill(_pid, _signal.SIGKILL)
+    if _pid != _os.getpid():  # the forked app carries the host's command line too
+        _os.kill(_pid, _signal.SIGKILL)
 """
 ).replace("import signal as _signal", "import os as _os\nimport signal as _signal")
 
@@ -175,10 +181,11 @@ async def test_a_report_forged_with_a_nonce_hunted_in_gc_and_process_memory_is_i
         grade_fastapi(client, image, FORGE_THEN_EXIT),
         grade_fastapi(client, image, FORGE_THEN_EXIT_WHILE_SERVING),
     )
-    assert_zero(staying, tampered=False)
-    assert_zero(exiting, tampered=False)
+    assert_zero(staying, tampered=True)  # its frames landed on the one pipe it can reach: the witness's
+    assert "events pipe" in staying.reason
+    assert_zero(exiting)
     assert "ended while importing app.py (exit code 0)" in exiting.reason
-    assert_zero(exiting_while_serving, tampered=False)
+    assert_zero(exiting_while_serving)
     assert exiting_while_serving.metrics["module_imported"] == 1.0
 
 
