@@ -278,3 +278,57 @@ async def test_an_app_that_itself_answers_unknown_paths_with_200_is_wrong_but_no
     g = await grade(client, image, "fastapi_status_204", FORGOT_404_STATUS)
     assert not g.tampered and g.scoring_error is None, g.reason
     assert 0.0 < g.score < 1.0
+
+
+FAILING_LIFESPAN = """
+import contextlib
+
+from fastapi import FastAPI
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    raise RuntimeError("the database is not there")
+    yield
+
+
+app = FastAPI(lifespan=lifespan)
+"""
+
+SEGFAULT_ON_DELETE = STATUS_204 + """
+import ctypes
+
+
+@app.middleware("http")
+async def crash_on_delete(request, call_next):
+    if request.method == "DELETE":
+        ctypes.string_at(0)  # a segmentation fault: the app's process dies
+    return await call_next(request)
+"""
+
+
+async def test_startup_failures_and_crashes_are_the_submissions_with_the_evidence(client, image):
+    lifespan, crash = await asyncio.gather(
+        grade(client, image, "fastapi_status_204", FAILING_LIFESPAN),
+        grade(client, image, "fastapi_status_204", SEGFAULT_ON_DELETE),
+    )
+    assert lifespan.score == 0.0 and lifespan.scoring_error is None and not lifespan.tampered
+    assert lifespan.metrics["module_imported"] == 1.0
+    assert all("the app's lifespan failed at startup: RuntimeError: the database is not there" in c["detail"]
+               for c in lifespan.checks), lifespan.checks  # fmt: skip
+    assert crash.score < 1.0 and crash.scoring_error is None and not crash.tampered, crash.reason
+    details = [c["detail"] for c in crash.checks if not c["passed"]]
+    assert any("the app's process ended (exit code -11) while answering DELETE" in d for d in details), details
+
+
+async def test_an_honest_app_starved_of_cpu_is_never_the_submissions_zero(image):
+    """A container given a sliver of a CPU: the reference either passes or the run is a harness fault."""
+    from sandbox_env.sandbox.docker_backend import DockerSandboxClient, Limits
+
+    starved = DockerSandboxClient(Limits(cpus=0.05))
+    try:
+        g = await grade(starved, image, "fastapi_path_order", PATH_ORDER, timeout=40)
+    finally:
+        starved.teardown()
+    assert g.score == 1.0 or g.scoring_error, g.reason
+    assert not g.tampered

@@ -172,7 +172,9 @@ def serve_child(cmd: dict, event_fd: int, stop_fd: int) -> None:
     threading.Thread(target=stop_when_told, daemon=True).start()
     try:
         server.run()
-    except BaseException:  # noqa: BLE001 - SystemExit(3) on a failed startup, or the app's own crash
+    except SystemExit:
+        pass  # uvicorn's exit after a failed startup: it has logged the app's own error already
+    except BaseException:  # noqa: BLE001 - the app's own crash
         traceback.print_exc()
     lifespan = getattr(server, "lifespan", None)
     emit({

@@ -55,6 +55,7 @@ undumpable()  # before the nonce exists in this process, and before any app does
 
 import base64  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
@@ -284,11 +285,18 @@ def log_tail(path: str, limit: int = 1500) -> str:
         return ""
 
 
+_EXCEPTION_LINE = re.compile(r"^[\w.]*(Error|Exception|Exit|Interrupt)\b.*")
+
+
 def explain(summary: str, log: str) -> str:
-    """The app's own output first, then what happened: readers (and the host) take the last line."""
+    """The app's own output first, then what happened with its last exception (or last line).
+
+    Readers, and the host, take the last line of such a text.
+    """
     tail = log_tail(log)
-    last = tail.splitlines()[-1].strip() if tail else ""
-    return (tail + "\n" if tail else "") + summary + (f" (last output: {last[:300]})" if last else "")
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    cause = next((line for line in reversed(lines) if _EXCEPTION_LINE.match(line)), lines[-1] if lines else "")
+    return (tail + "\n" if tail else "") + summary + (f": {cause[:300]}" if cause else "")
 
 
 def error_text(exc: BaseException, limit: int = 3000) -> str:
