@@ -1,149 +1,15 @@
 """Compile the task sources into the shipped dataset, and verify every task for real.
 
+A thin command over sandbox_env/verify/ (see sandbox_env/verify/driver.py):
+
     python build_tasks.py                     # compile sandbox_env/tasks → sandbox_env/data/tasks.jsonl
     python build_tasks.py --verify            # also run references and controls in real containers
     python build_tasks.py --verify --family orm --task orm_agg_01 --concurrency 4
-
-A family may define `async verify_task(folder, task, ctx) -> list[Control]` and
-`summarize(tasks, controls) -> (lines, ok)`; a task whose controls fail does not ship.
 """
 
-from __future__ import annotations
-
-import argparse
-import asyncio
-import json
 import sys
-import time
-from dataclasses import dataclass
-from pathlib import Path
 
-from sandbox_env.families import FAMILY_NAMES, get_family
-from sandbox_env.families.base import TaskRow
-
-ROOT = Path(__file__).resolve().parent
-TASKS_DIR = ROOT / "sandbox_env" / "tasks"
-DATA_FILE = ROOT / "sandbox_env" / "data" / "tasks.jsonl"
-
-
-@dataclass
-class Control:
-    """One verification run: a named control, its score, and whether that is what it must be."""
-
-    name: str
-    score: float
-    ok: bool
-    detail: str = ""
-    metrics: dict | None = None
-
-
-@dataclass
-class VerifyContext:
-    client: object  # DockerSandboxClient
-    image: str
-
-
-def task_folders(family: str) -> list[Path]:
-    base = TASKS_DIR / family
-    if not base.is_dir():
-        return []
-    return sorted(p for p in base.iterdir() if (p / "task.toml").is_file())
-
-
-def compile_all(families: tuple[str, ...] = FAMILY_NAMES) -> list[TaskRow]:
-    rows: list[TaskRow] = []
-    seen: set[str] = set()
-    for name in families:
-        folders = task_folders(name)
-        if not folders:
-            continue
-        fam = get_family(name)
-        for folder in folders:
-            row = fam.compile_task(folder)
-            if row.task_id in seen:
-                raise ValueError(f"duplicate task id {row.task_id}")
-            seen.add(row.task_id)
-            rows.append(row)
-    return rows
-
-
-def write_dataset(rows: list[TaskRow], path: Path = DATA_FILE) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as fh:
-        for row in rows:
-            fh.write(json.dumps(row.to_row(), sort_keys=True) + "\n")
-
-
-async def verify(rows: list[TaskRow], concurrency: int) -> bool:
-    from sandbox_env.image import ensure_image
-    from sandbox_env.sandbox.docker_backend import DockerSandboxClient
-
-    image = await asyncio.to_thread(ensure_image)
-    client = DockerSandboxClient()
-    ctx = VerifyContext(client, image)
-    sem = asyncio.Semaphore(concurrency)
-    results: dict[str, list[Control]] = {}
-    done = 0
-
-    async def one(row: TaskRow) -> None:
-        nonlocal done
-        fam = get_family(row.family)
-        folder = TASKS_DIR / row.family / row.task_id
-        async with sem:
-            t0 = time.perf_counter()
-            try:
-                controls = await fam.verify_task(folder, row, ctx)
-            except Exception as exc:  # noqa: BLE001 - report and go on with the rest
-                controls = [Control("verify", 0.0, False, f"{type(exc).__name__}: {exc}")]
-            results[row.task_id] = controls
-            done += 1
-            ok = all(c.ok for c in controls)
-            cells = "  ".join(f"{c.name}={c.score:.2f}{'' if c.ok else '!'}" for c in controls)
-            print(f"[{done:3d}/{len(rows)}] {row.task_id:<28} {'PASS' if ok else 'FAIL'}  {cells}  "
-                  f"({time.perf_counter() - t0:.1f}s)", flush=True)  # fmt: skip
-            for c in controls:
-                if not c.ok:
-                    print(f"        {c.name}: {c.detail}", flush=True)
-
-    try:
-        await asyncio.gather(*(one(r) for r in rows))
-    finally:
-        client.teardown()
-    all_ok = all(all(c.ok for c in cs) for cs in results.values())
-    print("\nsummary")
-    for name in dict.fromkeys(r.family for r in rows):
-        fam_rows = [r for r in rows if r.family == name]
-        passed = sum(all(c.ok for c in results[r.task_id]) for r in fam_rows)
-        print(f"  {name:<8} {passed}/{len(fam_rows)} tasks pass every control")
-        summarize = getattr(get_family(name), "summarize", None)
-        if summarize:
-            lines, ok = summarize(fam_rows, {r.task_id: results[r.task_id] for r in fam_rows})
-            for line in lines:
-                print(f"    {line}")
-            all_ok = all_ok and ok
-    print(f"\n{'ALL TASKS PASS' if all_ok else 'SOME TASKS FAIL'}")
-    return all_ok
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--verify", action="store_true", help="run every task through the real grading path")
-    ap.add_argument("--family", action="append", choices=FAMILY_NAMES, help="only this family (repeatable)")
-    ap.add_argument("--task", action="append", help="only this task id (repeatable; verify only)")
-    ap.add_argument("--concurrency", type=int, default=2, help="tasks verified at once (default 2)")
-    args = ap.parse_args(argv)
-    rows = compile_all()
-    write_dataset(rows)
-    print(f"compiled {len(rows)} tasks into {DATA_FILE.relative_to(ROOT)}")
-    if not args.verify:
-        return 0
-    chosen = [r for r in rows if (not args.family or r.family in args.family)
-              and (not args.task or r.task_id in args.task)]  # fmt: skip
-    if not chosen:
-        print("no task matches the filters", file=sys.stderr)
-        return 2
-    return 0 if asyncio.run(verify(chosen, args.concurrency)) else 1
-
+from sandbox_env.verify.driver import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -22,9 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sandbox_env.image import ensure_image  # noqa: E402
-from sandbox_env.sandbox.docker_backend import LABEL, DockerSandboxClient  # noqa: E402
-from sandbox_env.sandbox.engine import docker_client  # noqa: E402
-from sandbox_env.sandbox.handle import Sandbox  # noqa: E402
+from sandbox_env.sandbox.docker import DockerBackend, docker_client  # noqa: E402
+from sandbox_env.sandbox.docker.labels import LABEL, LABEL_CLIENT  # noqa: E402
 
 ROWS: list[tuple[str, str, str]] = []
 
@@ -85,38 +84,32 @@ def raw_floors(image: str, n: int) -> dict[str, float]:
     return out
 
 
-async def sandbox_figures(client: DockerSandboxClient, image: str, n: int, floors: dict[str, float]) -> None:
+async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: dict[str, float]) -> None:
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
-        sid = await client._run(client.create_sync, image)
-        await client._run(client.wait_sync, sid, 60.0)
+        sid = await backend.create(image)
         times.append(time.perf_counter() - t0)
-        await client._run(client.delete_sync, sid)
+        await backend.delete(sid)
     cold = statistics.median(times)
     record("sandbox ready, cold (create+start+agent)", ms(cold), f"{cold / floors['sdk_create_start']:.2f}x raw SDK create+start")
 
-    client.enable_pool(image, 4)
-    pool = client.pool
-    if pool is not None:
-        await pool.start(image)
+    pool = backend.warm_pool(image, 4)
+    await pool.start()
+    await pool.wait_full(timeout=120)
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        sid = await pool.acquire()
+        times.append(time.perf_counter() - t0)
+        await backend.delete(sid)
         await pool.wait_full(timeout=120)
-        times = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            sid = await pool.acquire()
-            times.append(time.perf_counter() - t0)
-            await client._run(client.delete_sync, sid)
-            await pool.wait_full(timeout=120)
-        record("sandbox ready, from the warm pool", ms(statistics.median(times)), "")
-        await pool.stop()
-        client.pool = None
+    record("sandbox ready, from the warm pool", ms(statistics.median(times)), "")
+    await pool.stop()
 
-    sid = await client._run(client.create_sync, image)
-    await client._run(client.wait_sync, sid, 60.0)
-    sb = Sandbox(client, sid)
-    await sb.start_python()
-    try:
+    async with backend.sandbox(image) as sb:
+        sid = sb.id
+        await sb.start_python()
         bash = await amedian_of(lambda: sb.exec("true"), n * 5)
         code = await amedian_of(lambda: sb.run_python("1"), n * 5)
         ratio_sdk = bash / floors["sdk_exec_true"]
@@ -127,49 +120,45 @@ async def sandbox_figures(client: DockerSandboxClient, image: str, n: int, floor
         stats = docker_client().api.stats(sid, stream=False)
         mem = stats["memory_stats"].get("usage", 0) - stats["memory_stats"].get("stats", {}).get("inactive_file", 0)
         record("memory of an idle sandbox (agent + session)", f"{mem / 2**20:.1f} MiB", "")
-    finally:
-        await client._run(client.delete_sync, sid)
 
 
-async def grading_figures(client: DockerSandboxClient, image: str, n: int) -> None:
+async def grading_figures(backend: DockerBackend, image: str, n: int) -> None:
     """Median time to grade a reference's final state: cold, and with the grader prewarmed."""
-    from build_tasks import TASKS_DIR, compile_all
-    from sandbox_env.families import get_family
+    from sandbox_env.families import grade_final
     from sandbox_env.grading import Grader
-    from sandbox_env.rollout import grade_final, scripted_rollout
+    from sandbox_env.verify import reference_calls
+    from sandbox_env.verify.compile import compile_all
+    from sandbox_env.verify.scripted import scripted_rollout
 
     rows = compile_all()
-    warm = Grader(client, image, prewarm=1)
+    warm = Grader(backend, image, prewarm=1)
     for family in ("orm", "fastapi", "django"):
         tasks = [r for r in rows if r.family == family][: max(3, n // 2)]
-        fam = get_family(family)
         finals = []
         for task in tasks:
-            run = await scripted_rollout(client, image, task, fam.reference_calls(TASKS_DIR / family / task.task_id))
+            run = await scripted_rollout(backend, image, task, reference_calls(family, task.task_id))
             finals.append((task, run.final))
         cold, hot = [], []
         for task, final in finals:
             t0 = time.perf_counter()
-            g1 = await grade_final(task, final, Grader(client, image))
+            g1 = await grade_final(task, final, Grader(backend, image))
             cold.append(time.perf_counter() - t0)
-            for pool in warm._pools.values():
-                await pool.wait_full(timeout=120)
+            await warm.wait_warm(timeout=120)
             t0 = time.perf_counter()
             g2 = await grade_final(task, final, warm)
             hot.append(time.perf_counter() - t0)
             assert g1.score == g2.score == 1.0, (task.task_id, g1.reason, g2.reason)
         record(f"grading, {family}, prewarmed (median of {len(hot)})", ms(statistics.median(hot)),
                f"cold: {ms(statistics.median(cold))}")  # fmt: skip
-    for pool in warm._pools.values():
-        await pool.stop()
+    await warm.stop()
 
 
-async def throughput(client: DockerSandboxClient, image: str, total: int) -> None:
-    from build_tasks import TASKS_DIR, compile_all
-    from sandbox_env.families import get_family
+async def throughput(backend: DockerBackend, image: str, total: int) -> None:
     from sandbox_env.grading import Grader
-    from sandbox_env.rollout import scripted_rollout
     from sandbox_env.sandbox.pool import default_pool_size
+    from sandbox_env.verify import reference_calls
+    from sandbox_env.verify.compile import compile_all
+    from sandbox_env.verify.scripted import scripted_rollout
 
     by_family: dict[str, list] = {}
     for r in compile_all():
@@ -177,8 +166,8 @@ async def throughput(client: DockerSandboxClient, image: str, total: int) -> Non
             by_family.setdefault(r.family, []).append(r)
     # the same interleaved mix of families at every level, so that the levels compare
     rows = [fam[i % len(fam)] for i in range(total) for fam in by_family.values()][:total]
-    client.enable_pool(image, default_pool_size())  # as load_environment does
-    grader = Grader(client, image, prewarm=max(1, default_pool_size() // 2))
+    backend.keep_warm(image, default_pool_size())  # as load_environment does
+    grader = Grader(backend, image, prewarm=max(1, default_pool_size() // 2))
     base = None
     for conc in (1, 8, 32):
         sem = asyncio.Semaphore(conc)
@@ -186,8 +175,8 @@ async def throughput(client: DockerSandboxClient, image: str, total: int) -> Non
 
         async def one(task, sem=sem):
             async with sem:
-                calls = get_family(task.family).reference_calls(TASKS_DIR / task.family / task.task_id)
-                return await scripted_rollout(client, image, task, calls, grader=grader)
+                calls = reference_calls(task.family, task.task_id)
+                return await scripted_rollout(backend, image, task, calls, grader=grader)
 
         t0 = time.perf_counter()
         runs = await asyncio.gather(*(one(t) for t in picked))
@@ -197,11 +186,10 @@ async def throughput(client: DockerSandboxClient, image: str, total: int) -> Non
         record(f"reference rollouts/s at concurrency {conc}", f"{rate:.2f}/s",
                f"{rate / base:.2f}x c=1; {errors} harness errors; mean score "
                f"{statistics.mean(r.grade.score for r in runs):.3f}")  # fmt: skip
-    await client.pool.stop()
-    for pool in grader._pools.values():
-        await pool.stop()
+    await backend.stop_pools()
+    await grader.stop()
     await asyncio.sleep(2)  # background removals of grading containers
-    left = len(docker_client().api.containers(all=True, filters={"label": f"websandbox.client={client.client_id}"}))
+    left = len(docker_client().api.containers(all=True, filters={"label": f"{LABEL_CLIENT}={backend.client_id}"}))
     record("containers left after the rollouts (pools stopped)", str(left), "")
 
 
@@ -218,15 +206,15 @@ async def main_async(args: argparse.Namespace) -> None:
     for key, label in labels.items():
         record(label, ms(floors[key]), "floor")
     print("websandbox:", flush=True)
-    client = DockerSandboxClient()
+    backend = DockerBackend()
     try:
-        await sandbox_figures(client, image, args.n, floors)
+        await sandbox_figures(backend, image, args.n, floors)
         if not args.skip_grading:
-            await grading_figures(client, image, args.n)
+            await grading_figures(backend, image, args.n)
         if not args.skip_rollouts:
-            await throughput(client, image, args.rollouts)
+            await throughput(backend, image, args.rollouts)
     finally:
-        client.teardown()
+        backend.teardown()
 
 
 def main() -> None:

@@ -12,8 +12,8 @@ import threading
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-ENV_ID = "websandbox"
+from sandbox_env.constants import DEFAULTS, ENV_ID, POLICY_SERVER_START_TIMEOUT, REPO_ROOT
+
 POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
 
@@ -25,7 +25,7 @@ def cmd_build_image(args: argparse.Namespace) -> int:
 
 
 def cmd_gc(args: argparse.Namespace) -> int:
-    from sandbox_env.sandbox.docker_backend import gc
+    from sandbox_env.sandbox.docker import gc
 
     removed = gc(all_owners=args.all)
     print(f"removed {len(removed)} container(s)" + (f": {' '.join(removed)}" if removed else ""))
@@ -50,7 +50,7 @@ def start_policy_server(policy: str, script: Path | None, host: str, port: int):
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True, name="policy-server")
     thread.start()
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + POLICY_SERVER_START_TIMEOUT
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError(f"the policy server did not start on {host}:{port}")
@@ -117,12 +117,13 @@ def print_table(rows: list[dict], title: str) -> None:
 
 def leaked_ids() -> set[str]:
     """Containers whose owning process has ended (a finished vf-eval leaves none)."""
-    from sandbox_env.sandbox.docker_backend import leaked_containers
+    from sandbox_env.sandbox.docker import leaked_containers
 
     return {c["Id"] for c in leaked_containers()}
 
 
-def run_eval(policy: str = "reference", script: Path | None = None, concurrency: int = 4, num_examples: int = -1,
+def run_eval(policy: str = "reference", script: Path | None = None, concurrency: int = DEFAULTS.eval_concurrency,
+             num_examples: int = -1,
              rollouts: int = 1, env_args: dict | None = None,
              extra: list[str] | None = None) -> tuple[int, Path | None]:  # fmt: skip
     """Serve the policy on loopback and run the real vf-eval against it; returns (exit code, run dir)."""
@@ -159,9 +160,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return code or 1
     print_table(family_table(run / "results.jsonl"), f"{args.script or args.policy} policy, {run.name}")
     left = len(leaked_ids() - leaked_before)
-    print(f"saved to {run.relative_to(REPO_ROOT)} (vf-tui / prime eval view read it)")
+    print(f"saved to {run.relative_to(REPO_ROOT)}; read it in the browser: websandbox view {run.relative_to(REPO_ROOT)}")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return 0 if left == 0 else 1
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from sandbox_env.viewer import load_run, write_report
+    from sandbox_env.viewer.runs import EVALS, newest_run
+    from sandbox_env.viewer.serve import show
+
+    run_dir = args.run_dir or newest_run([Path.cwd() / EVALS, REPO_ROOT / EVALS])
+    run = load_run(run_dir)
+    out = write_report(run, args.out or run_dir / "report.html")
+    print(f"wrote {out} ({len(run.rollouts)} rollouts of {run_dir}, {out.stat().st_size / 1e6:.1f} MB)")
+    for problem in run.problems[:5]:
+        print(f"  {problem}")
+    return show(out, args.mode, args.port)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,17 +205,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--policy", default="reference", choices=["reference", "null"])
     p.add_argument("--script", type=Path)
     p.add_argument("--family", help="only this family")
-    p.add_argument("-c", "--concurrency", type=int, default=4)
+    p.add_argument("-c", "--concurrency", type=int, default=DEFAULTS.eval_concurrency)
     p.add_argument("-n", "--num-examples", type=int, default=-1)
     p.add_argument("-r", "--rollouts", type=int, default=1)
     p.add_argument("-a", "--env-args", help="JSON object of load_environment arguments")
     p.set_defaults(func=cmd_eval)
 
+    p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")
+    p.add_argument("run_dir", nargs="?", type=Path, help="a run folder (holds results.jsonl); default: the newest run")
+    p.add_argument("--out", type=Path, help="the HTML file to write (default: RUN_DIR/report.html)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--serve", dest="mode", action="store_const", const="serve", help="serve it on 127.0.0.1")
+    mode.add_argument("--open", dest="mode", action="store_const", const="open", help="open it in the browser")
+    mode.add_argument("--no-open", dest="mode", action="store_const", const="none", help="only write the file")
+    p.add_argument("--port", type=int, default=0, help="port for --serve (default: any free port)")
+    p.set_defaults(func=cmd_view, mode=None)
+
     args = ap.parse_args(argv)
     try:
         return args.func(args)
     except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
-        from sandbox_env.sandbox.engine import DockerUnavailableError
+        from sandbox_env.sandbox.docker import DockerUnavailableError
 
         if isinstance(exc, (DockerUnavailableError, ValueError, RuntimeError, FileNotFoundError)):
             print(f"websandbox: {exc}", file=sys.stderr)

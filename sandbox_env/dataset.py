@@ -8,7 +8,7 @@ from typing import Any
 
 from datasets import Dataset
 
-DATA_FILE = Path(__file__).resolve().parent / "data" / "tasks.jsonl"
+from sandbox_env.constants import DATA_FILE
 
 
 def load_rows(path: Path = DATA_FILE) -> list[dict[str, Any]]:

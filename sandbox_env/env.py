@@ -1,22 +1,26 @@
-"""The vf.SandboxEnv subclass: one Docker sandbox a rollout, two tools, grading in post_rollout."""
+"""The classic front door: a vf.SandboxEnv subclass for verifiers 0.3.x.
+
+One sandbox a rollout from the runtime image, the two tools of tools.py, and grading in
+post_rollout (in fresh sandboxes, on the host's terms). The sandboxes come from
+websandbox's own backend (sandbox/), not from the hosted client the parent class builds.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
-import tenacity as tc
 import verifiers as vf
-from prime_sandboxes import CreateSandboxRequest
 from verifiers.envs.sandbox_env import SandboxMonitorRubric
 
-from sandbox_env.families import get_family
+from sandbox_env.constants import DEFAULTS, TOOL_NAMES
+from sandbox_env.families import get_family, grade_final
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow
 from sandbox_env.grading import Grader
-from sandbox_env.rollout import grade_final
-from sandbox_env.sandbox.docker_backend import DockerSandboxClient, Limits
-from sandbox_env.sandbox.handle import Sandbox
-from sandbox_env.tools import DEFAULT_OUTPUT_CAP, run_bash, run_code
+from sandbox_env.sandbox import Limits, Sandbox, SandboxBackend
+from sandbox_env.sandbox.docker import DockerBackend
+from sandbox_env.tools import check_tool_args, run_bash, run_code
 
 logger = logging.getLogger("websandbox")
 
@@ -29,28 +33,8 @@ Python 3.13 with Django 6 and FastAPI is installed. You have two tools:
 Each call has a time limit and its output is capped. Do the task, check your work with
 the tools, and when you are done, answer with a short message and no tool call."""
 
-_PUBLIC_ARGS = {"bash": {"command": str}, "execute_code": {"code": str}}
-
-
-class ToolArgumentError(ValueError):
-    """A tool call whose arguments do not match the tool's schema."""
-
-
-def check_tool_args(tool_name: str, args: dict[str, Any]) -> None:
-    """Reject missing, extra or mistyped arguments with a message the model can act on."""
-    if tool_name not in _PUBLIC_ARGS:
-        raise ToolArgumentError(f"unknown tool {tool_name!r}; the tools are: {', '.join(_PUBLIC_ARGS)}")
-    spec = _PUBLIC_ARGS[tool_name]
-    usage = ", ".join(f"{k} (string)" for k in spec)
-    extra = sorted(set(args) - set(spec))
-    if extra:
-        raise ToolArgumentError(f"{tool_name} got unexpected argument(s) {', '.join(map(repr, extra))}; it takes: {usage}")
-    missing = [k for k in spec if k not in args]
-    if missing:
-        raise ToolArgumentError(f"{tool_name} is missing required argument(s) {', '.join(map(repr, missing))}; it takes: {usage}")
-    for key, typ in spec.items():
-        if not isinstance(args[key], typ):
-            raise ToolArgumentError(f"{tool_name}: {key!r} must be a string, got {type(args[key]).__name__}")
+# what update_tool_args adds to a call; the model never sees or sets these
+_INJECTED = ("sandbox_id", "sandbox_state")
 
 
 def _metric(name: str):
@@ -78,6 +62,12 @@ def build_rubric() -> vf.Rubric:
     return rubric
 
 
+def make_backend(backend: str, limits: Limits) -> SandboxBackend:
+    if backend != "docker":
+        raise ValueError(f"backend {backend!r} is not supported here; use backend='docker'")
+    return DockerBackend(limits)
+
+
 class WebSandboxEnv(vf.SandboxEnv):
     """One container per rollout from the runtime image; graded in fresh containers on the host's terms."""
 
@@ -87,55 +77,54 @@ class WebSandboxEnv(vf.SandboxEnv):
         image: str,
         backend: str = "docker",
         limits: Limits | None = None,
-        timeout_per_command_seconds: float = 30,
-        grading_timeout_seconds: float = 90,
-        output_cap: int = DEFAULT_OUTPUT_CAP,
+        timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds,
+        grading_timeout_seconds: float = DEFAULTS.timeout_seconds,
+        output_cap: int = DEFAULTS.output_cap,
         pool_size: int = 0,
-        max_turns: int = 20,
+        max_turns: int = DEFAULTS.max_turns,
         system_prompt: str = SYSTEM_PROMPT,
         **kwargs: Any,
     ) -> None:
-        if backend != "docker":
-            raise ValueError(f"backend {backend!r} is not supported here; use backend='docker'")
-        # vf.SandboxEnv.__init__ builds a prime CreateSandboxRequest that the pinned
-        # prime-sandboxes rejects, so the parent's parent is initialised instead and the
-        # attributes SandboxEnv's methods use are set here.
+        # vf.SandboxEnv.__init__ builds a hosted prime-sandboxes client and request that
+        # the Docker backend never uses (and that prime-sandboxes may reject), so the
+        # grandparent is initialised instead; every SandboxEnv method that would reach the
+        # hosted client (setup_state, destroy_sandbox, the teardowns) is overridden below.
         vf.StatefulToolEnv.__init__(
             self, tools=[], max_turns=max_turns, dataset=dataset, system_prompt=system_prompt,
-            rubric=build_rubric(), stop_errors=[vf.SandboxError], **kwargs,
+            rubric=build_rubric(), stop_errors=[vf.SandboxError], error_formatter=lambda e: f"Error: {e}", **kwargs,
         )  # fmt: skip
         self.add_rubric(SandboxMonitorRubric())
         self.image = image
-        self.limits = limits or Limits()
         self.timeout_per_command_seconds = timeout_per_command_seconds
         self.output_cap = output_cap
-        self.sandbox_client = DockerSandboxClient(self.limits)
-        self.sandbox_client.enable_pool(image, pool_size)
-        self.grader = Grader(self.sandbox_client, image, timeout=grading_timeout_seconds,
+        self.backend = make_backend(backend, limits or Limits())
+        self.backend.keep_warm(image, pool_size)
+        self.grader = Grader(self.backend, image, timeout=grading_timeout_seconds,
                              prewarm=max(1, pool_size // 2) if pool_size > 0 else 0)  # fmt: skip
-        self.sandbox_request = CreateSandboxRequest(
-            name="websandbox", docker_image=image, start_command="sleep infinity", vm=False,
-            cpu_cores=self.limits.cpus, memory_gb=self.limits.memory_mb / 1024, labels=["websandbox"],
-        )  # fmt: skip
-        self.active_sandboxes: set[str] = set()
-        self.with_retry = tc.AsyncRetrying(stop=tc.stop_after_attempt(1), reraise=True).wraps
-        self.add_tool(self.bash, args_to_skip=["sandbox_id", "sandbox_state", "working_dir"])
-        self.add_tool(self.execute_code, args_to_skip=["sandbox_id", "sandbox_state"])
+        self.add_tool(self.bash, args_to_skip=list(_INJECTED))
+        self.add_tool(self.execute_code, args_to_skip=list(_INJECTED))
+        assert tuple(self.tool_map) == TOOL_NAMES
 
-    # -- tools ------------------------------------------------------------------
+    # -- tools ------------------------------------------------------------------------------
     def _sandbox(self, sandbox_id: str) -> Sandbox:
-        return Sandbox(self.sandbox_client, sandbox_id)
+        return Sandbox(self.backend, sandbox_id)
 
-    async def bash(self, command: str, sandbox_id: str, sandbox_state: dict, working_dir: str | None = None) -> str:
+    async def _timed(self, sandbox_state: dict, run) -> str:
+        t0 = time.perf_counter()
+        try:
+            return await run
+        finally:
+            sandbox_state["command_execution_times"].append(time.perf_counter() - t0)
+
+    async def bash(self, command: str, sandbox_id: str, sandbox_state: dict) -> str:
         """Run a bash command in /workspace of the sandbox and return its output and exit code.
 
         Args:
             command: the shell command to run (bash -c).
         """
-        if not sandbox_state["ready"]:
-            await self._wait_for_sandbox_ready(sandbox_state, sandbox_id)
         try:
-            return await run_bash(self._sandbox(sandbox_id), command, self.timeout_per_command_seconds, self.output_cap)
+            sb = self._sandbox(sandbox_id)
+            return await self._timed(sandbox_state, run_bash(sb, command, self.timeout_per_command_seconds, self.output_cap))
         except Exception as exc:
             raise vf.SandboxError(f"bash failed in the sandbox: {exc}") from exc
 
@@ -145,46 +134,38 @@ class WebSandboxEnv(vf.SandboxEnv):
         Args:
             code: Python source; prints and the value of a final expression are returned.
         """
-        if not sandbox_state["ready"]:
-            await self._wait_for_sandbox_ready(sandbox_state, sandbox_id)
         try:
-            return await run_code(self._sandbox(sandbox_id), code, self.timeout_per_command_seconds, self.output_cap)
+            sb = self._sandbox(sandbox_id)
+            return await self._timed(sandbox_state, run_code(sb, code, self.timeout_per_command_seconds, self.output_cap))
         except Exception as exc:
             raise vf.SandboxError(f"execute_code failed in the sandbox: {exc}") from exc
 
     def update_tool_args(self, tool_name: str, tool_args: dict[str, Any], messages: vf.Messages,
                          state: vf.State, **kwargs: Any) -> dict[str, Any]:  # fmt: skip
-        try:
-            check_tool_args(tool_name, tool_args)
-        except ToolArgumentError as exc:
-            return {"__invalid__": str(exc)}
-        args = dict(tool_args)
-        args["sandbox_id"] = state["sandbox_id"]
-        args["sandbox_state"] = state["sandbox_state"]
-        if tool_name == "bash":
-            args["working_dir"] = None
-        return args
+        # a model that sets an injected name itself gets it replaced: it cannot pick another sandbox
+        return {**tool_args, "sandbox_id": state["sandbox_id"], "sandbox_state": state["sandbox_state"]}
 
     async def call_tool(self, tool_name: str, tool_args: dict, tool_call_id: str, **kwargs: Any):
-        if "__invalid__" in tool_args:
-            from verifiers.types import ToolMessage
-
-            return ToolMessage(role="tool", content=f"Error: {tool_args['__invalid__']}", tool_call_id=tool_call_id)
+        """Check the model's arguments first; a ToolArgumentError comes back to the model as the tool's message."""
+        check_tool_args(tool_name, {k: v for k, v in tool_args.items() if k not in _INJECTED})
         return await super().call_tool(tool_name, tool_args, tool_call_id, **kwargs)
 
-    # -- rollout lifecycle --------------------------------------------------------
+    # -- rollout lifecycle ---------------------------------------------------------------------
     async def setup_state(self, state: vf.State, **kwargs: Any) -> vf.State:
-        state = await super().setup_state(state, **kwargs)
+        """Take a ready sandbox for the rollout and lay out the task in it."""
         task = TaskRow.from_info(state["info"])
-        sid = state["sandbox_id"]
+        t0 = time.perf_counter()
         try:
-            await self._wait_for_sandbox_ready(state["sandbox_state"], sid)
+            sid = await self.backend.acquire(self.image)
+        except Exception as exc:
+            raise vf.SandboxError(f"no sandbox for task {task.task_id}: {exc}") from exc
+        state["sandbox_id"] = sid
+        state["sandbox_state"] = {"ready": True, "ready_wait_time": time.perf_counter() - t0, "command_execution_times": []}
+        try:
             await get_family(task.family).setup(self._sandbox(sid), task)
-        except vf.SandboxError:
-            raise
         except Exception as exc:
             raise vf.SandboxError(f"setting up task {task.task_id} failed: {exc}") from exc
-        return state
+        return await vf.StatefulToolEnv.setup_state(self, state, **kwargs)
 
     async def post_rollout(self, state: vf.State) -> None:
         """Take the final state out of the rollout container and grade it in fresh ones."""
@@ -205,8 +186,23 @@ class WebSandboxEnv(vf.SandboxEnv):
             state["scoring_error"] = grade.scoring_error
         logger.info("graded %s: score %.3f (%s)", task.task_id, grade.score, grade.reason)
 
+    @vf.cleanup
+    async def destroy_sandbox(self, state: vf.State) -> None:
+        """Grade, then remove the rollout's sandbox (the parent's version needs the hosted API)."""
+        await self.post_rollout(state)
+        sid = state.get("sandbox_id")
+        if sid is None:
+            return
+        try:
+            await self.backend.delete(sid)
+        except Exception as exc:  # noqa: BLE001 - teardown and gc remove what this misses
+            logger.warning("could not remove sandbox %s: %s", sid, exc)
+
     @vf.teardown
     async def teardown_sandboxes(self) -> None:
-        """Remove every container this env's client made (the parent's version needs the hosted API)."""
-        self.sandbox_client.teardown()
-        self.active_sandboxes.clear()
+        """Remove every sandbox this env's backend made."""
+        self.backend.teardown()
+
+    @vf.teardown
+    async def teardown_sandbox_client(self) -> None:
+        """Nothing more to close: the backend's teardown removed everything (no hosted client exists)."""

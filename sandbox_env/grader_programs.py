@@ -19,7 +19,8 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
+from sandbox_env.constants import RUNTIME_DIR
+
 IMAGE_RUNTIME = ("agent.py", "session.py", "prepare_image.py", "orm_fixture")
 GRADER_DIR = "/tmp/websandbox-grader"
 

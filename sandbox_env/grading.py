@@ -1,4 +1,4 @@
-"""Grading runs: a fresh container per run, a grader program, and a report read back by nonce."""
+"""Grading runs: a fresh sandbox per run, a grader program, and a report read back by nonce."""
 
 from __future__ import annotations
 
@@ -6,13 +6,10 @@ import json
 import secrets
 from typing import Any
 
+from sandbox_env.constants import CONTAINER_PYTHON, DEFAULTS, GRADER_MAX_OUTPUT, REPORT_TAIL_CHARS
 from sandbox_env.grader_programs import grader_argv, grader_files
-from sandbox_env.sandbox.docker_backend import DockerSandboxClient, ExecResult
-from sandbox_env.sandbox.handle import Sandbox
+from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
 from sandbox_env.sandbox.pool import WarmPool
-
-RUNTIME = "/opt/websandbox/runtime"  # what the image carries for rollouts (grader_programs.IMAGE_RUNTIME)
-PYTHON = "/opt/venv/bin/python"
 
 
 class ReportError(RuntimeError):
@@ -30,7 +27,7 @@ def read_report(result: ExecResult, nonce: str) -> dict[str, Any]:
     end = text.rfind(marker)
     start = text.rfind(marker, 0, end) if end > 0 else -1
     if start < 0 or end < 0:
-        tail = (result.stderr or result.stdout)[-800:].strip()
+        tail = (result.stderr or result.stdout)[-REPORT_TAIL_CHARS:].strip()
         state = "timed out" if result.timed_out else f"exit code {result.exit_code}"
         raise ReportError(f"the grader sent no report ({state}){': ' + tail if tail else ''}")
     try:
@@ -43,10 +40,11 @@ def read_report(result: ExecResult, nonce: str) -> dict[str, Any]:
 
 
 class Grader:
-    """Runs grader programs in fresh containers of the runtime image."""
+    """Runs grader programs in fresh sandboxes of the runtime image."""
 
-    def __init__(self, client: DockerSandboxClient, image: str, timeout: float = 90, prewarm: int = 0) -> None:
-        self.client = client
+    def __init__(self, backend: SandboxBackend, image: str, timeout: float = DEFAULTS.timeout_seconds,
+                 prewarm: int = 0) -> None:  # fmt: skip
+        self.backend = backend
         self.image = image
         self.timeout = timeout  # default limit of one grading run (load_environment's timeout_seconds)
         self.prewarm = prewarm  # per grader program: sandboxes with the program started and importing
@@ -56,33 +54,46 @@ class Grader:
                           timeout: float | None = None) -> tuple[ExecResult, dict[str, Any]]:  # fmt: skip
         """Run runtime/<program> with the request on stdin; return the raw result and its report.
 
-        The grader programs are written into the container first (they are not in the
+        The grader programs are written into the sandbox first (they are not in the
         image: grader_programs.py), the program starts (ahead of time when prewarmed, so
         its imports are done), its files are laid out next, and only then does its
         request arrive on stdin.
         """
         nonce = make_nonce()
         stdin = json.dumps({**request, "nonce": nonce}).encode() + b"\n"
-        argv = grader_argv(PYTHON, program)
+        argv = grader_argv(CONTAINER_PYTHON, program)
 
         async def start(sid: str) -> int:
-            await Sandbox(self.client, sid).write_files(grader_files())
-            return await self.client.spawn(sid, argv)
+            sb = Sandbox(self.backend, sid)
+            await sb.write_files(grader_files())
+            return await sb.spawn(argv)
 
         if self.prewarm > 0:
             pool = self._pools.get(program)
             if pool is None:
-                pool = self._pools[program] = WarmPool(self.client, self.image, self.prewarm, prepare=start)
+                pool = self._pools[program] = self.backend.warm_pool(self.image, self.prewarm, prepare=start)
             sid, handle = await pool.acquire_prepared()
         else:
-            sid = await self.client.acquire_ready(self.image)
+            sid = await self.backend.acquire(self.image)
             handle = None
         try:
+            sb = Sandbox(self.backend, sid)
             if handle is None:
                 handle = await start(sid)
-            await Sandbox(self.client, sid).write_files(files)
+            await sb.write_files(files)
             limit = self.timeout if timeout is None else timeout
-            result = await self.client.feed(sid, handle, stdin, limit, max_output=64 << 20)
+            result = await sb.feed(handle, stdin, limit, max_output=GRADER_MAX_OUTPUT)
         finally:
-            self.client.delete_later(sid)  # the report is in hand: removal need not delay the grade
+            self.backend.delete_later(sid)  # the report is in hand: removal need not delay the grade
         return result, read_report(result, nonce)
+
+    async def wait_warm(self, timeout: float = 60) -> None:
+        """Wait until every prewarmed pool is full (benchmarks measure grading after this)."""
+        for pool in list(self._pools.values()):
+            await pool.wait_full(timeout)
+
+    async def stop(self) -> None:
+        """Stop the prewarmed pools and remove the sandboxes waiting in them."""
+        for pool in list(self._pools.values()):
+            await pool.stop()
+

@@ -19,13 +19,10 @@ from pathlib import Path
 import docker
 import docker.errors
 
+from sandbox_env.constants import IMAGE_REPO, IMAGES_DIR, REPO_ROOT, RUNTIME_DIR, short
 from sandbox_env.grader_programs import IMAGE_RUNTIME, image_runtime_files
-from sandbox_env.sandbox.engine import docker_client
+from sandbox_env.sandbox.docker.engine import docker_client
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-IMAGES_DIR = REPO_ROOT / "images"
-RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
-IMAGE_REPO = "websandbox-runtime"
 PULL_BASE = "python:3.13-slim"
 DEBOOTSTRAP_BASE = "websandbox-base:trixie-minbase"
 DEBIAN_MIRROR = os.environ.get("WEBSANDBOX_DEBIAN_MIRROR", "http://deb.debian.org/debian")
@@ -50,7 +47,7 @@ def image_hash() -> str:
     for path in _build_inputs():
         rel = path.relative_to(REPO_ROOT).as_posix()
         h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()[:12]
+    return short(h.hexdigest())
 
 
 def image_tag() -> str:
@@ -69,7 +66,7 @@ def _fill_wheelhouse(dest: Path, say: Progress) -> None:
     """Copy the pinned wheels into the build context, downloading them once per requirements file."""
     reqs = (IMAGES_DIR / "requirements.txt").read_bytes()
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "websandbox" / (
-        "wheels-" + hashlib.sha256(reqs).hexdigest()[:12]
+        "wheels-" + short(hashlib.sha256(reqs).hexdigest())
     )
     if not (cache / ".complete").exists():
         _download_wheels(cache, say)

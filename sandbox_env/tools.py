@@ -1,10 +1,41 @@
-"""The two tools the model has, independent of verifiers: bash and execute_code."""
+"""The two tools the model has, independent of any verifiers version: bash and execute_code.
+
+This module owns the tool table (names and arguments), the argument checks with
+messages a model can act on, output capping, and running a call on a sandbox.
+Front doors wrap these; they do not restate them.
+"""
 
 from __future__ import annotations
 
-from sandbox_env.sandbox.handle import Sandbox
+from typing import Any
 
-DEFAULT_OUTPUT_CAP = 8000
+from sandbox_env.constants import DEFAULTS, TOOL_NAMES
+from sandbox_env.sandbox import Sandbox
+
+DEFAULT_OUTPUT_CAP = DEFAULTS.output_cap
+TOOL_ARGS: dict[str, dict[str, type]] = {"bash": {"command": str}, "execute_code": {"code": str}}
+assert tuple(TOOL_ARGS) == TOOL_NAMES
+
+
+class ToolArgumentError(ValueError):
+    """A tool call whose arguments do not match the tool's schema."""
+
+
+def check_tool_args(tool_name: str, args: dict[str, Any]) -> None:
+    """Reject unknown tools and missing, extra or mistyped arguments with a message the model can act on."""
+    if tool_name not in TOOL_ARGS:
+        raise ToolArgumentError(f"unknown tool {tool_name!r}; the tools are: {', '.join(TOOL_ARGS)}")
+    spec = TOOL_ARGS[tool_name]
+    usage = ", ".join(f"{k} (string)" for k in spec)
+    extra = sorted(set(args) - set(spec))
+    if extra:
+        raise ToolArgumentError(f"{tool_name} got unexpected argument(s) {', '.join(map(repr, extra))}; it takes: {usage}")
+    missing = [k for k in spec if k not in args]
+    if missing:
+        raise ToolArgumentError(f"{tool_name} is missing required argument(s) {', '.join(map(repr, missing))}; it takes: {usage}")
+    for key, typ in spec.items():
+        if not isinstance(args[key], typ):
+            raise ToolArgumentError(f"{tool_name}: {key!r} must be a string, got {type(args[key]).__name__}")
 
 
 def cap_output(text: str, cap: int = DEFAULT_OUTPUT_CAP) -> str:
@@ -36,3 +67,11 @@ async def run_bash(sb: Sandbox, command: str, timeout: float, cap: int = DEFAULT
 async def run_code(sb: Sandbox, code: str, timeout: float, cap: int = DEFAULT_OUTPUT_CAP) -> str:
     res = await sb.run_python(code, timeout=timeout)
     return cap_output(res.output.rstrip("\n") or "(no output)", cap)
+
+
+async def run_tool(sb: Sandbox, tool: str, args: dict[str, Any], timeout: float, cap: int = DEFAULT_OUTPUT_CAP) -> str:
+    """Check a call's arguments and run it; raises ToolArgumentError for a call the tools do not accept."""
+    check_tool_args(tool, args)
+    if tool == "bash":
+        return await run_bash(sb, args["command"], timeout, cap)
+    return await run_code(sb, args["code"], timeout, cap)

@@ -1,4 +1,4 @@
-"""Shared fixtures: one image build and one Docker client for the whole run.
+"""Shared fixtures: one image build and one Docker backend for the whole run.
 
 Tests marked `docker` start real containers. Without a reachable engine they are
 skipped locally, but under CI=true that is a failure: a suite that skips
@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from sandbox_env.sandbox.engine import DockerUnavailableError, docker_client
+from sandbox_env.sandbox.docker import DockerUnavailableError, docker_client
 
 
 def _engine_problem() -> str | None:
@@ -42,22 +42,16 @@ def image() -> str:
 
 
 @pytest.fixture(scope="session")
-def client():
-    from sandbox_env.sandbox.docker_backend import DockerSandboxClient
+def backend():
+    from sandbox_env.sandbox.docker import DockerBackend
 
-    c = DockerSandboxClient()
-    yield c
-    c.teardown()
+    b = DockerBackend()
+    yield b
+    b.teardown()
 
 
 @pytest.fixture
-async def sandbox(client, image):
+async def sandbox(backend, image):
     """A fresh ready sandbox, removed after the test."""
-    from sandbox_env.sandbox.handle import Sandbox
-
-    sid = await client._run(client.create_sync, image)
-    try:
-        await client._run(client.wait_sync, sid, 60.0)
-        yield Sandbox(client, sid)
-    finally:
-        await client._run(client.delete_sync, sid)
+    async with backend.sandbox(image) as sb:
+        yield sb

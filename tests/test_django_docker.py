@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.django import FAMILY
 from sandbox_env.grading import Grader
-from sandbox_env.rollout import scripted_rollout
+from sandbox_env.verify.django import VERIFIER
+from sandbox_env.verify.scripted import scripted_rollout
 
-TASKS = Path(__file__).resolve().parents[1] / "sandbox_env" / "tasks" / "django"
+TASKS = TASKS_DIR / "django"
 FOLDERS = sorted(p for p in TASKS.iterdir() if (p / "task.toml").is_file())
 DJ04 = TASKS / "dj04"
 
@@ -101,8 +103,8 @@ python -m pytest -q"""
 
 
 @pytest.fixture(scope="module")
-def grader(client, image):
-    return Grader(client, image)
+def grader(backend, image):
+    return Grader(backend, image)
 
 
 async def _gather(coros, limit: int = 4):
@@ -123,7 +125,7 @@ def _task(folder: Path = DJ04):
 async def test_empty_and_junk_modules_fail_without_tripping_tampered_or_scoring_error(grader):
     tasks = {f.name: _task(f) for f in FOLDERS}
     runs = [(t.task_id, "empty", {p: "" for p in t.collect}) for t in tasks.values()]
-    runs += [(f.name, "junk", {**FAMILY.solution_files(f), **FAMILY.solution_files(f, "junk")}) for f in FOLDERS[:3]]
+    runs += [(f.name, "junk", {**VERIFIER.solution_files(f), **VERIFIER.solution_files(f, "junk")}) for f in FOLDERS[:3]]
     grades = await _gather([FAMILY.grade({"files": files}, tasks[tid], grader) for tid, _, files in runs])
     for (tid, kind, _), grade in zip(runs, grades, strict=True):
         assert grade.score == 0.0, (tid, kind)
@@ -132,9 +134,9 @@ async def test_empty_and_junk_modules_fail_without_tripping_tampered_or_scoring_
 
 
 @pytest.mark.docker
-async def test_planted_conftest_and_rewritten_tests_only_fool_the_rollouts_own_run(client, image, grader):
+async def test_planted_conftest_and_rewritten_tests_only_fool_the_rollouts_own_run(backend, image, grader):
     task = _task()
-    run = await scripted_rollout(client, image, task, [{"tool": "bash", "args": {"command": PLANT}}])
+    run = await scripted_rollout(backend, image, task, [{"tool": "bash", "args": {"command": PLANT}}])
     assert "1 passed" in run.outputs[0] and "failed" not in run.outputs[0], run.outputs[0]
     assert run.grade.score == 0.0 and not run.grade.tampered and run.grade.scoring_error is None
     assert "could not be collected" in run.grade.reason
@@ -185,7 +187,7 @@ async def test_load_environment_reference_rollouts_score_one_on_every_task(image
         states = await _gather([env.rollout(row, config, "reference") for row in rows])
     finally:
         server.should_exit = True
-        env.sandbox_client.teardown()
+        env.backend.teardown()
     for row, state in zip(rows, states, strict=True):
         grade = state["grade"]
         assert grade["score"] == 1.0, (row["info"]["task_id"], grade["reason"])

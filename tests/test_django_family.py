@@ -5,13 +5,14 @@ from __future__ import annotations
 import ast
 import random
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.django import FAMILY, Canaries, canary_problems, collect_test_ids, judge, make_canaries
+from sandbox_env.verify.django import VERIFIER
 
-TASKS = Path(__file__).resolve().parents[1] / "sandbox_env" / "tasks" / "django"
+TASKS = TASKS_DIR / "django"
 FOLDERS = sorted(p for p in TASKS.iterdir() if (p / "task.toml").is_file())
 
 
@@ -35,21 +36,21 @@ def test_task_compiles_to_a_tree_frozen_tests_and_deliverables(folder):
     assert (folder / "naive").is_dir() == bool(g["budget_tests"])
     assert all(f"`{d}`" in row.prompt for d in g["deliverables"])
     assert "python -m pytest" in row.prompt
-    ref = FAMILY.solution_files(folder)
+    ref = VERIFIER.solution_files(folder)
     assert sorted(ref) == sorted(g["deliverables"])
     assert all(ref[d] != g["tree"][d] for d in ref), "the tree must hold stubs, not the solution"
 
 
 def test_reference_calls_write_exactly_the_reference_files(tmp_path):
     for folder in FOLDERS:
-        calls = FAMILY.reference_calls(folder)
+        calls = VERIFIER.reference_calls(folder)
         assert [c["tool"] for c in calls] == ["bash", "bash"]
         assert calls[-1]["args"]["command"] == "cd /workspace && python -m pytest -q"
         root = tmp_path / folder.name
         script = calls[0]["args"]["command"].replace("/workspace", str(root))
         subprocess.run(["bash", "-c", script], check=True)
         written = {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*") if p.is_file()}
-        assert written == FAMILY.solution_files(folder)
+        assert written == VERIFIER.solution_files(folder)
 
 
 def test_collected_test_ids_follow_pytest_naming():

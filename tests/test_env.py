@@ -8,9 +8,9 @@ import pytest
 from verifiers.types import ClientConfig
 
 from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
-from sandbox_env.env import ToolArgumentError, check_tool_args
-from sandbox_env.sandbox.docker_backend import LABEL
-from sandbox_env.sandbox.engine import docker_client
+from sandbox_env.sandbox.docker import docker_client
+from sandbox_env.sandbox.docker.labels import LABEL
+from sandbox_env.tools import ToolArgumentError, check_tool_args
 
 
 def test_tool_calls_with_missing_extra_or_mistyped_arguments_are_explained():
@@ -60,7 +60,7 @@ def env(image):
 
     e = websandbox.load_environment(family="smoke", image=image, pool_size=2)
     yield e
-    e.sandbox_client.teardown()
+    e.backend.teardown()
 
 
 async def _rollout(env, task_id: str, url: str, retries: int = 2):
@@ -111,9 +111,9 @@ async def test_a_rollout_whose_model_call_raises_leaves_no_container(env, monkey
 
 @pytest.mark.docker
 async def test_teardown_removes_every_container_of_the_env_pool_included(env):
-    sid = await env.sandbox_client._run(env.sandbox_client.create_sync, env.image)
-    await env.sandbox_client.pool.wait_full(timeout=60)
-    mine = {"label": f"websandbox.client={env.sandbox_client.client_id}"}
+    sid = await env.backend.create(env.image)
+    await env.backend.wait_warm(env.image, timeout=60)
+    mine = {"label": f"websandbox.client={env.backend.client_id}"}
     assert len(docker_client().api.containers(all=True, filters=mine)) >= 3
     await env.teardown_sandboxes()
     assert sid not in _containers()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox_env.families.fastapi import FAMILY, TIER_MINIMUMS
+from sandbox_env.families.fastapi import FAMILY
 from sandbox_env.families.fastapi_checks import (
     MISSING,
     CheckError,
@@ -27,7 +27,8 @@ from sandbox_env.families.fastapi_checks import (
     witness_problems,
 )
 from sandbox_env.grading import ReportError
-from sandbox_env.sandbox.docker_backend import ExecResult
+from sandbox_env.sandbox import ExecResult
+from sandbox_env.verify.fastapi import TIER_MINIMUMS, VERIFIER
 
 TASKS = Path(__file__).resolve().parents[1] / "sandbox_env" / "tasks" / "fastapi"
 
@@ -230,10 +231,10 @@ def test_every_task_compiles_within_the_family_minimums():
 
 
 def test_reference_calls_write_the_reference_with_one_quoted_heredoc():
-    calls = FAMILY.reference_calls(TASKS / "fastapi_path_order")
+    calls = VERIFIER.reference_calls(TASKS / "fastapi_path_order")
     assert len(calls) == 1 and calls[0]["tool"] == "bash"
     command = calls[0]["args"]["command"]
-    assert command.startswith("cat > /workspace/app.py <<'WEBSANDBOX_APP_EOF'\n")
+    assert "cat > '/workspace/app.py' <<'WEBSANDBOX_EOF'\n" in command
     assert (TASKS / "fastapi_path_order" / "reference.py").read_text().strip() in command
     assert command.rstrip().endswith("python -c 'import app'")
 

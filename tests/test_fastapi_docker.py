@@ -5,17 +5,18 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from pathlib import Path
 
 import pytest
 
+from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.fastapi import FAMILY
 from sandbox_env.grading import Grader
-from sandbox_env.rollout import scripted_rollout
+from sandbox_env.verify.fastapi import VERIFIER
+from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker
 
-TASKS = Path(__file__).resolve().parents[1] / "sandbox_env" / "tasks" / "fastapi"
+TASKS = TASKS_DIR / "fastapi"
 PATH_ORDER = (TASKS / "fastapi_path_order" / "reference.py").read_text()
 STATUS_204 = (TASKS / "fastapi_status_204" / "reference.py").read_text()
 
@@ -57,44 +58,44 @@ def task(name: str):
     return FAMILY.compile_task(TASKS / name)
 
 
-async def grade(client, image, name: str, source: str, timeout: float = 60, **grading):
+async def grade(backend, image, name: str, source: str, timeout: float = 60, **grading):
     row = task(name)
     if grading:
         row = dataclasses.replace(row, grading={**row.grading, **grading})
-    return await FAMILY.grade({"files": {"app.py": source}}, row, Grader(client, image, timeout))
+    return await FAMILY.grade({"files": {"app.py": source}}, row, Grader(backend, image, timeout))
 
 
-async def test_every_reference_scores_one_and_trips_no_canary(client, image):
+async def test_every_reference_scores_one_and_trips_no_canary(backend, image):
     folders = sorted(p for p in TASKS.iterdir() if (p / "task.toml").is_file())
     sem = asyncio.Semaphore(4)
 
     async def one(folder):
         async with sem:
-            return folder.name, await grade(client, image, folder.name, (folder / "reference.py").read_text())
+            return folder.name, await grade(backend, image, folder.name, (folder / "reference.py").read_text())
 
     results = await asyncio.gather(*(one(f) for f in folders))
     bad = {name: g.reason for name, g in results if g.score != 1.0 or g.tampered or g.scoring_error}
     assert not bad
 
 
-async def test_scripted_rollout_writing_the_reference_with_bash_scores_one(client, image):
+async def test_scripted_rollout_writing_the_reference_with_bash_scores_one(backend, image):
     row = task("fastapi_path_order")
-    run = await scripted_rollout(client, image, row, FAMILY.reference_calls(TASKS / "fastapi_path_order"))
+    run = await scripted_rollout(backend, image, row, VERIFIER.reference_calls(TASKS / "fastapi_path_order"))
     assert run.grade.score == 1.0, run.grade.reason
     assert run.grade.metrics == {"module_imported": 1.0, "checks_passed": 1.0, "tampered": 0.0}
     assert all(c["passed"] for c in run.grade.checks)
 
 
-async def test_half_right_app_scores_strictly_between_zero_and_one(client, image):
+async def test_half_right_app_scores_strictly_between_zero_and_one(backend, image):
     command = f"cat > /workspace/app.py <<'EOF'\n{HALF_RIGHT_204}\nEOF\n"
-    run = await scripted_rollout(client, image, task("fastapi_status_204"), [{"tool": "bash", "args": {"command": command}}])
+    run = await scripted_rollout(backend, image, task("fastapi_status_204"), [{"tool": "bash", "args": {"command": command}}])
     assert 0.0 < run.grade.score < 1.0, run.grade.reason
     assert not run.grade.tampered
     failed = {c["name"]: c["detail"] for c in run.grade.checks if not c["passed"]}
     assert "expected 204, got 200" in failed["delete answers 204 with an empty body and the note is gone"]
 
 
-async def test_threads_subprocesses_and_forks_left_running_do_not_hang_grading(client, image):
+async def test_threads_subprocesses_and_forks_left_running_do_not_hang_grading(backend, image):
     leaky = PATH_ORDER + '''
 import os, subprocess, threading, time
 threading.Thread(target=lambda: time.sleep(3600)).start()           # not a daemon
@@ -106,7 +107,7 @@ if os.fork() == 0:
 
     async def timed(source):
         t0 = time.perf_counter()
-        g = await grade(client, image, "fastapi_path_order", source, timeout=60)
+        g = await grade(backend, image, "fastapi_path_order", source, timeout=60)
         return g, time.perf_counter() - t0
 
     (g, leaky_s), (plain, plain_s) = await asyncio.gather(timed(leaky), timed(PATH_ORDER))
@@ -114,7 +115,7 @@ if os.fork() == 0:
     assert leaky_s < 2 * plain_s + 5  # nothing left running makes the run wait (the machine is shared: a ratio)
 
 
-async def test_a_hanging_endpoint_stops_the_run_with_a_reason(client, image):
+async def test_a_hanging_endpoint_stops_the_run_with_a_reason(backend, image):
     hanging = PATH_ORDER + '''
 import time
 
@@ -129,22 +130,22 @@ async def stall(request, call_next):
     return await call_next(request)
 '''
     t0 = time.perf_counter()
-    g = await grade(client, image, "fastapi_path_order", hanging, timeout=60, request_timeout=2)
+    g = await grade(backend, image, "fastapi_path_order", hanging, timeout=60, request_timeout=2)
     assert g.score == 0.0 and g.scoring_error is None and not g.tampered
     assert "GET /users/me did not finish within 2 s" in g.reason
-    assert time.perf_counter() - t0 < 30
+    assert time.perf_counter() - t0 < 60  # stopped by the request limit, not the 60 s backstop
 
 
-async def test_an_import_that_never_ends_stops_at_its_cpu_limit(client, image):
-    g = await grade(client, image, "fastapi_path_order", "while True:\n    pass\n", timeout=60, request_timeout=2)
+async def test_an_import_that_never_ends_stops_at_its_cpu_limit(backend, image):
+    g = await grade(backend, image, "fastapi_path_order", "while True:\n    pass\n", timeout=60, request_timeout=2)
     assert g.score == 0.0 and g.scoring_error is None
     assert "importing app.py did not finish within 6 s" in g.reason and g.metrics["module_imported"] == 0.0
 
 
-async def test_import_errors_are_the_submissions_failure_with_the_traceback(client, image):
+async def test_import_errors_are_the_submissions_failure_with_the_traceback(backend, image):
     syntax, missing = await asyncio.gather(
-        grade(client, image, "fastapi_path_order", "from fastapi import FastAPI\napp = FastAPI(\n"),
-        grade(client, image, "fastapi_path_order", "import no_such_module\n"),
+        grade(backend, image, "fastapi_path_order", "from fastapi import FastAPI\napp = FastAPI(\n"),
+        grade(backend, image, "fastapi_path_order", "import no_such_module\n"),
     )
     assert syntax.score == 0.0 and syntax.scoring_error is None and "SyntaxError" in syntax.reason
     assert missing.score == 0.0 and "ModuleNotFoundError" in missing.reason
@@ -182,11 +183,11 @@ httpx.Client._send_handling_redirects = fake_send
 '''
 
 
-async def test_patching_the_test_client_or_httpx_in_the_apps_process_changes_nothing(client, image):
+async def test_patching_the_test_client_or_httpx_in_the_apps_process_changes_nothing(backend, image):
     right_and_patching, patching_only, deep_only = await asyncio.gather(
-        grade(client, image, "fastapi_status_204", STATUS_204 + PATCH_CLIENT.replace("app = FastAPI()", "")),
-        grade(client, image, "fastapi_status_204", PATCH_CLIENT),
-        grade(client, image, "fastapi_status_204", PATCH_HTTPX_DEEP),
+        grade(backend, image, "fastapi_status_204", STATUS_204 + PATCH_CLIENT.replace("app = FastAPI()", "")),
+        grade(backend, image, "fastapi_status_204", PATCH_CLIENT),
+        grade(backend, image, "fastapi_status_204", PATCH_HTTPX_DEEP),
     )
     assert right_and_patching.score == 1.0 and not right_and_patching.tampered, right_and_patching.reason
     for g in (patching_only, deep_only):
@@ -239,21 +240,21 @@ async def leave(request, call_next):
 '''
 
 
-async def test_printing_a_fake_report_does_not_raise_the_score(client, image):
+async def test_printing_a_fake_report_does_not_raise_the_score(backend, image):
     honest, printing, forging = await asyncio.gather(
-        grade(client, image, "fastapi_status_204", HALF_RIGHT_204),
-        grade(client, image, "fastapi_status_204", HALF_RIGHT_204 + FAKE_FRAMES + "\nwrite_fake_frames()\n"),
-        grade(client, image, "fastapi_status_204", HALF_RIGHT_204 + PATCH_DUMPS),
+        grade(backend, image, "fastapi_status_204", HALF_RIGHT_204),
+        grade(backend, image, "fastapi_status_204", HALF_RIGHT_204 + FAKE_FRAMES + "\nwrite_fake_frames()\n"),
+        grade(backend, image, "fastapi_status_204", HALF_RIGHT_204 + PATCH_DUMPS),
     )
     assert 0.0 < honest.score < 1.0
     for g in (printing, forging):
         assert g.score == honest.score and not g.tampered and g.scoring_error is None, g.reason
 
 
-async def test_exiting_early_after_a_fake_report_scores_zero_without_a_scoring_error(client, image):
+async def test_exiting_early_after_a_fake_report_scores_zero_without_a_scoring_error(backend, image):
     at_import, while_serving = await asyncio.gather(
-        grade(client, image, "fastapi_status_204", EXIT_AT_IMPORT),
-        grade(client, image, "fastapi_status_204", EXIT_WHILE_SERVING),
+        grade(backend, image, "fastapi_status_204", EXIT_AT_IMPORT),
+        grade(backend, image, "fastapi_status_204", EXIT_WHILE_SERVING),
     )
     assert at_import.score == 0.0 and at_import.scoring_error is None and not at_import.tampered
     assert "the app's process ended while importing app.py (exit code 0)" in at_import.reason
@@ -274,8 +275,8 @@ async def errors_as_200(request, exc):
 '''
 
 
-async def test_an_app_that_itself_answers_unknown_paths_with_200_is_wrong_but_not_tampered(client, image):
-    g = await grade(client, image, "fastapi_status_204", FORGOT_404_STATUS)
+async def test_an_app_that_itself_answers_unknown_paths_with_200_is_wrong_but_not_tampered(backend, image):
+    g = await grade(backend, image, "fastapi_status_204", FORGOT_404_STATUS)
     assert not g.tampered and g.scoring_error is None, g.reason
     assert 0.0 < g.score < 1.0
 
@@ -307,10 +308,10 @@ async def crash_on_delete(request, call_next):
 """
 
 
-async def test_startup_failures_and_crashes_are_the_submissions_with_the_evidence(client, image):
+async def test_startup_failures_and_crashes_are_the_submissions_with_the_evidence(backend, image):
     lifespan, crash = await asyncio.gather(
-        grade(client, image, "fastapi_status_204", FAILING_LIFESPAN),
-        grade(client, image, "fastapi_status_204", SEGFAULT_ON_DELETE),
+        grade(backend, image, "fastapi_status_204", FAILING_LIFESPAN),
+        grade(backend, image, "fastapi_status_204", SEGFAULT_ON_DELETE),
     )
     assert lifespan.score == 0.0 and lifespan.scoring_error is None and not lifespan.tampered
     assert lifespan.metrics["module_imported"] == 1.0
@@ -323,9 +324,10 @@ async def test_startup_failures_and_crashes_are_the_submissions_with_the_evidenc
 
 async def test_an_honest_app_starved_of_cpu_is_never_the_submissions_zero(image):
     """A container given a sliver of a CPU: the reference either passes or the run is a harness fault."""
-    from sandbox_env.sandbox.docker_backend import DockerSandboxClient, Limits
+    from sandbox_env.sandbox import Limits
+    from sandbox_env.sandbox.docker.client import DockerBackend
 
-    starved = DockerSandboxClient(Limits(cpus=0.05))
+    starved = DockerBackend(Limits(cpus=0.05))
     try:
         g = await grade(starved, image, "fastapi_path_order", PATH_ORDER, timeout=40)
     finally:

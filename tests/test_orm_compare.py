@@ -10,7 +10,7 @@ import pytest
 
 from sandbox_env.families.base import TaskRow
 from sandbox_env.families.orm import FAMILY
-from sandbox_env.families.orm_compare import compare, decode_result, values_match
+from sandbox_env.families.orm_compare import EVIDENCE_ROWS, compare, decode_result, row_evidence, values_match
 
 EXPECTED = [["Glass Orchard", 3, "27.00", 4.25, True, None], ["Iron Sky Protocol", 2, "29.99", 3.5, False, "x"]]
 
@@ -180,7 +180,7 @@ def test_grade_without_a_probe_is_a_harness_fault():
 def test_grading_a_large_answer_takes_well_under_a_third_of_a_cpu_second():
     expected = [[f"title {i}", i, f"{i}.50", i / 7, i % 2 == 0, None] for i in range(2000)]
     shuffled = tag(expected[::-1])
-    t0 = time.process_time()  # CPU time: the machine is shared, its wall clock says little
+    t0 = time.process_time()  # CPU time: a busy machine does not change it
     for tagged in (tag(expected), shuffled):
         asyncio.run(FAMILY.grade({"result": tagged}, _task(expected), None))
     assert time.process_time() - t0 < 0.3
@@ -224,3 +224,39 @@ def test_an_honest_probe_of_a_non_plain_value_is_wrong_but_not_tampering():
     grade = asyncio.run(FAMILY.grade({"result": tagged}, _task(EXPECTED), None))
     assert grade.score == 0.0 and not grade.tampered and grade.scoring_error is None
     assert "Decimal" in grade.reason
+
+
+def test_the_grade_keeps_expected_and_received_rows_with_the_first_differing_cell():
+    got = [EXPECTED[0], ["Iron Sky Protocol", 2, "29.99", 3.75, False, "x"]]
+    grade = asyncio.run(FAMILY.grade({"result": tag(got)}, _task(EXPECTED), None))
+    rows = next(c for c in grade.checks if c["name"] == "rows_in_order")["rows"]
+    assert rows["first"] == {"row": 1, "col": 3}
+    assert rows["expected"] == EXPECTED and rows["received"] == got
+    assert (rows["offset"], rows["expected_count"], rows["received_count"]) == (0, 2, 2)
+
+
+def test_row_evidence_marks_a_whole_row_when_widths_or_counts_differ():
+    assert row_evidence(tag([EXPECTED[0], EXPECTED[1][:5]]), EXPECTED)["first"] == {"row": 1, "col": None}
+    assert row_evidence(tag(EXPECTED[:1]), EXPECTED)["first"] == {"row": 1, "col": None}
+    assert row_evidence(tag(EXPECTED), EXPECTED)["first"] is None
+
+
+def test_row_evidence_uses_the_comparison_tolerance():
+    noisy = [[*EXPECTED[0][:3], EXPECTED[0][3] + 1e-12, *EXPECTED[0][4:]], EXPECTED[1]]
+    assert row_evidence(tag(noisy), EXPECTED)["first"] is None
+
+
+def test_row_evidence_of_a_long_answer_is_a_window_around_the_first_difference():
+    expected = [[i, f"row {i}"] for i in range(500)]
+    got = [list(r) for r in expected]
+    got[300][1] = "changed"
+    ev = row_evidence(tag(got), expected)
+    assert ev["first"] == {"row": 300, "col": 1}
+    assert len(ev["expected"]) == len(ev["received"]) == EVIDENCE_ROWS
+    assert ev["offset"] <= 300 < ev["offset"] + EVIDENCE_ROWS
+    assert ev["received"][300 - ev["offset"]] == [300, "changed"]
+
+
+def test_row_evidence_is_none_when_the_result_is_not_rows():
+    assert row_evidence({"missing": True}, EXPECTED) is None
+    assert row_evidence(tag(EXPECTED, inner="list"), EXPECTED) is None

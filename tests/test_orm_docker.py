@@ -8,15 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.orm import FAMILY
-from sandbox_env.rollout import scripted_rollout
-from sandbox_env.sandbox.docker_backend import SandboxError
-from sandbox_env.sandbox.handle import Sandbox
+from sandbox_env.sandbox import SandboxError
+from sandbox_env.sandbox.docker import docker_client
+from sandbox_env.verify.orm import VERIFIER
+from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker
 
 ROOT = Path(__file__).resolve().parents[1]
-TASKS = sorted(p for p in (ROOT / "sandbox_env" / "tasks" / "orm").iterdir() if (p / "task.toml").is_file())
+TASKS = sorted(p for p in (TASKS_DIR / "orm").iterdir() if (p / "task.toml").is_file())
 
 # The wrong kinds the issue names (and the list-of-lists contract), with what their reason must say.
 # build_tasks.py --verify plays every other wrong_*.py variant too.
@@ -29,46 +31,43 @@ REASON_SAYS = {
 }
 
 
-async def _play_all(client, image, plays):
+async def _play_all(backend, image, plays):
     """Run (name, task, calls) scripted rollouts, four at a time; return {name: grade}."""
     sem = asyncio.Semaphore(4)
 
     async def one(name, task, calls):
         async with sem:
-            run = await scripted_rollout(client, image, task, calls, timeout=60)
+            run = await scripted_rollout(backend, image, task, calls, timeout=60)
             return name, run.grade
 
     return dict(await asyncio.gather(*(one(*p) for p in plays)))
 
 
-async def test_every_reference_scores_one(client, image):
-    plays = [(f.name, FAMILY.compile_task(f), FAMILY.reference_calls(f)) for f in TASKS]
-    grades = await _play_all(client, image, plays)
+async def test_every_reference_scores_one(backend, image):
+    plays = [(f.name, FAMILY.compile_task(f), VERIFIER.reference_calls(f)) for f in TASKS]
+    grades = await _play_all(backend, image, plays)
     failures = {name: g.reason for name, g in grades.items() if g.score != 1.0}
     assert not failures
     assert len(grades) == len(TASKS) >= 39
 
 
-async def test_wrong_order_missing_distinct_and_a_queryset_score_zero_with_a_reason(client, image):
+async def test_wrong_order_missing_distinct_and_a_queryset_score_zero_with_a_reason(backend, image):
     plays = []
     for folder in TASKS:
         task = FAMILY.compile_task(folder)
-        plays += [(f"{folder.name}/{kind}", task, calls) for kind, calls in FAMILY.wrong_calls(folder).items()
+        plays += [(f"{folder.name}/{kind}", task, calls) for kind, calls in VERIFIER.wrong_calls(folder).items()
                   if kind in REASON_SAYS]  # fmt: skip
     assert {name.split("/")[1] for name, _, _ in plays} == set(REASON_SAYS)
-    grades = await _play_all(client, image, plays)
+    grades = await _play_all(backend, image, plays)
     for name, grade in grades.items():
         assert grade.score == 0.0, f"{name} scored {grade.score}: {grade.reason}"
         assert grade.scoring_error is None, name
         assert REASON_SAYS[name.split("/")[1]] in grade.reason, f"{name}: {grade.reason}"
 
 
-async def test_the_session_starts_fast_with_the_names_in_scope_on_a_private_copy(client, image):
+async def test_the_session_starts_fast_with_the_names_in_scope_on_a_private_copy(backend, image):
     task = FAMILY.compile_task(TASKS[0])
-    sid = await client._run(client.create_sync, image)
-    try:
-        await client._run(client.wait_sync, sid, 60.0)
-        sb = Sandbox(client, sid)
+    async with backend.sandbox(image) as sb:
         t0 = time.perf_counter()
         await FAMILY.setup(sb, task)
         elapsed = time.perf_counter() - t0
@@ -87,26 +86,18 @@ async def test_the_session_starts_fast_with_the_names_in_scope_on_a_private_copy
         await FAMILY.setup(sb, task)  # a restart restores the data
         again = await sb.run_python("print(Book.objects.count())")
         assert again.output.strip() == "60"
-    finally:
-        await client._run(client.delete_sync, sid)
-    # About 0.35 s on an idle 2-core machine; the bound is loose because the machine is shared.
-    assert elapsed < 10.0, f"the ORM session took {elapsed:.2f}s to start"
+    print(f"the ORM session started in {elapsed:.2f} s (bench/bench.py measures it against its floor)")
 
 
-async def test_collect_from_a_killed_container_raises_a_sandbox_error(client, image):
+async def test_collect_from_a_killed_container_raises_a_sandbox_error(backend, image):
     """A container gone before post_rollout is a harness fault for the env, not an answer of 0 rows."""
     task = FAMILY.compile_task(TASKS[0])
-    sid = await client._run(client.create_sync, image)
-    try:
-        await client._run(client.wait_sync, sid, 60.0)
-        sb = Sandbox(client, sid)
+    async with backend.sandbox(image) as sb:
         await FAMILY.setup(sb, task)
         await sb.run_python("result = [(1,)]")
-        await client._run(client._api.kill, sid)
+        await asyncio.to_thread(docker_client().api.kill, sb.id)
         with pytest.raises(SandboxError):
             await FAMILY.collect(sb, task)
-    finally:
-        await client._run(client.delete_sync, sid)
 
 
 async def test_a_result_too_large_to_read_scores_zero_without_a_harness_fault(sandbox):

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.base import TaskRow
 from sandbox_env.families.orm import CATEGORIES, DB_NAMES, FAMILY, MODELS, SCHEMA, session_preamble
 from sandbox_env.families.orm_compare import compare
+from sandbox_env.verify.orm import VERIFIER
 
 ROOT = Path(__file__).resolve().parents[1]
-TASKS = sorted(p for p in (ROOT / "sandbox_env" / "tasks" / "orm").iterdir() if (p / "task.toml").is_file())
+TASKS = sorted(p for p in (TASKS_DIR / "orm").iterdir() if (p / "task.toml").is_file())
 MODELS_PY = ROOT / "sandbox_env" / "runtime" / "orm_fixture" / "shop" / "models.py"
 
 
@@ -58,7 +60,7 @@ def test_the_dataset_row_round_trips(rows):
 
 def test_every_task_has_a_reference_cell_that_assigns_result():
     for folder in TASKS:
-        calls = FAMILY.reference_calls(folder)
+        calls = VERIFIER.reference_calls(folder)
         assert len(calls) == 1 and calls[0]["tool"] == "execute_code"
         tree = ast.parse(calls[0]["args"]["code"])
         targets = [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
@@ -67,7 +69,7 @@ def test_every_task_has_a_reference_cell_that_assigns_result():
 
 
 def test_the_required_wrong_kinds_exist():
-    names = {name for folder in TASKS for name in FAMILY.wrong_calls(folder)}
+    names = {name for folder in TASKS for name in VERIFIER.wrong_calls(folder)}
     assert {"wrong_order", "wrong_no_distinct", "wrong_queryset", "wrong_lists"} <= names
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.grading import ReportError, make_nonce, read_report
-from sandbox_env.sandbox.docker_backend import ExecResult
+from sandbox_env.sandbox import ExecResult
 
 
 def _framed(nonce: str, report: dict) -> str:

@@ -17,7 +17,7 @@ from verifiers.utils.save_utils import load_outputs
 
 from sandbox_env.cli import family_table, run_eval, start_policy_server
 from sandbox_env.dataset import load_rows
-from sandbox_env.sandbox.docker_backend import leaked_containers
+from sandbox_env.sandbox.docker import leaked_containers
 
 pytestmark = pytest.mark.docker
 
@@ -107,8 +107,8 @@ def test_sigterm_to_vf_eval_mid_run_leaves_no_container(image, tmp_path):
     import time
 
     from sandbox_env.cli import POLICY_KEY_VAR
-    from sandbox_env.sandbox.docker_backend import LABEL, LABEL_PID
-    from sandbox_env.sandbox.engine import docker_client
+    from sandbox_env.sandbox.docker import docker_client
+    from sandbox_env.sandbox.docker.labels import LABEL, LABEL_PID
 
     slow = {"calls": [{"tool": "bash", "args": {"command": "sleep 30"}}]}
     script = tmp_path / "slow.json"

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import verifiers as vf
 
+from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import build_dataset, load_rows, select_rows
 from sandbox_env.env import SYSTEM_PROMPT, WebSandboxEnv
 from sandbox_env.image import ensure_image
-from sandbox_env.sandbox.docker_backend import Limits
+from sandbox_env.sandbox import Limits
 from sandbox_env.sandbox.pool import default_pool_size
 
-DEFAULT_MAX_TURNS = {"orm": 5}
+DEFAULT_MAX_TURNS = {"orm": DEFAULTS.orm_max_turns}
 
 
 def load_environment(
@@ -19,18 +20,18 @@ def load_environment(
     category: str | list[str] | None = None,
     task_ids: list[str] | None = None,
     max_turns: int | None = None,
-    timeout_seconds: float = 90,
-    timeout_per_command_seconds: float = 30,
-    output_cap: int = 8000,
+    timeout_seconds: float = DEFAULTS.timeout_seconds,
+    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds,
+    output_cap: int = DEFAULTS.output_cap,
     image: str | None = None,
     build_image: bool = True,
     backend: str = "docker",
-    cpus: float = 1.0,
-    memory_mb: int = 1024,
-    pids_limit: int = 256,
-    workspace_mb: int = 256,
-    tmp_mb: int = 256,
-    network: bool = False,
+    cpus: float = DEFAULTS.cpus,
+    memory_mb: int = DEFAULTS.memory_mb,
+    pids_limit: int = DEFAULTS.pids_limit,
+    workspace_mb: int = DEFAULTS.workspace_mb,
+    tmp_mb: int = DEFAULTS.tmp_mb,
+    network: bool = DEFAULTS.network,
     pool_size: int | None = None,
     rollout_timeout_seconds: float | None = None,
     system_prompt: str = SYSTEM_PROMPT,
@@ -39,7 +40,7 @@ def load_environment(
     rows = select_rows(load_rows(), family=family, difficulty=difficulty, category=category, task_ids=task_ids)
     if max_turns is None:
         families = {r["info"]["family"] for r in rows}
-        max_turns = max(DEFAULT_MAX_TURNS.get(f, 20) for f in families)
+        max_turns = max(DEFAULT_MAX_TURNS.get(f, DEFAULTS.max_turns) for f in families)
     return WebSandboxEnv(
         dataset=build_dataset(rows),
         image=image or ensure_image(build_if_missing=build_image),

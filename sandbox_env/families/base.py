@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from sandbox_env.grading import Grader
-    from sandbox_env.sandbox.handle import Sandbox
+    from sandbox_env.sandbox import Sandbox
 
 METRIC_NAMES = (
     "module_imported",
@@ -90,7 +90,15 @@ def read_task_toml(folder: Path) -> dict[str, Any]:
     return data
 
 
+async def collect_files(sb: Sandbox, paths: list[str]) -> dict[str, Any]:
+    """The final state of a file deliverable: each path's text (None when it does not exist)."""
+    files = await sb.read_files(list(paths))
+    return {"files": {p: (None if d is None else d.decode("utf-8", "replace")) for p, d in files.items()}}
+
+
 class Family(Protocol):
+    """What the env, the grader and verification need of a family; nothing else is looked up."""
+
     name: str
 
     def compile_task(self, folder: Path) -> TaskRow: ...

@@ -31,28 +31,24 @@ import ast
 import random
 import re
 import secrets
-import statistics
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow, read_task_toml
+from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow, collect_files, read_task_toml
 from sandbox_env.grading import Grader, ReportError
-from sandbox_env.sandbox.handle import Sandbox
+from sandbox_env.sandbox import Sandbox
 
 RUNNER = "pytest_runner.py"
 TESTS_DIR = "tests"
 INI = "pytest.ini"
 MAX_DELIVERABLE_BYTES = 512 * 1024
-HEREDOC = "WEBSANDBOX_EOF"
-GARBAGE = "def broken(:\n    return ???\n"
 
 
 # -- compiling a task source --------------------------------------------------------------
 
 
-def _read_folder(folder: Path) -> dict[str, str]:
+def read_folder(folder: Path) -> dict[str, str]:
     if not folder.is_dir():
         return {}
     return {
@@ -109,8 +105,8 @@ in-memory SQLite database built from the models, without migrations). You pass w
 
 def compile_task(folder: Path, family: str = "django") -> TaskRow:
     meta = read_task_toml(folder)
-    tree = _read_folder(folder / "tree")
-    tests = {f"{TESTS_DIR}/{p}": t for p, t in _read_folder(folder / "tests").items()}
+    tree = read_folder(folder / "tree")
+    tests = {f"{TESTS_DIR}/{p}": t for p, t in read_folder(folder / "tests").items()}
     deliverables = list(meta["deliverables"])
     if INI not in tree:
         raise ValueError(f"{folder}: tree/ has no {INI}")
@@ -397,37 +393,18 @@ def judge(report: dict[str, Any], grading: dict[str, Any], canaries: Canaries, t
 # -- the family ---------------------------------------------------------------------------
 
 
-def _heredoc(path: str, text: str) -> str:
-    if HEREDOC in text:
-        raise ValueError(f"{path} contains the heredoc delimiter {HEREDOC}")
-    body = text if text.endswith("\n") else text + "\n"
-    return f"mkdir -p \"$(dirname '/workspace/{path}')\" && cat > '/workspace/{path}' <<'{HEREDOC}'\n{body}{HEREDOC}"
-
-
 class DjangoFamily:
     name = "django"
 
     def compile_task(self, folder: Path) -> TaskRow:
         return compile_task(folder, self.name)
 
-    def solution_files(self, folder: Path, kind: str = "reference") -> dict[str, str]:
-        """The deliverables of reference/, naive/ or junk/ (empty when the folder does not exist)."""
-        return _read_folder(folder / kind)
-
-    def reference_calls(self, folder: Path) -> list[dict[str, Any]]:
-        writes = "\n".join(_heredoc(p, t) for p, t in self.solution_files(folder).items())
-        return [
-            {"tool": "bash", "args": {"command": writes}},
-            {"tool": "bash", "args": {"command": "cd /workspace && python -m pytest -q"}},
-        ]
-
     async def setup(self, sb: Sandbox, task: TaskRow) -> None:
         await sb.write_files(task.files)
         await sb.start_python()
 
     async def collect(self, sb: Sandbox, task: TaskRow) -> dict[str, Any]:
-        files = await sb.read_files(task.collect)
-        return {"files": {p: (None if d is None else d.decode("utf-8", "replace")) for p, d in files.items()}}
+        return await collect_files(sb, task.collect)
 
     async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader) -> Grade:
         grade, _ = await self.grade_with_report(final, task, grader)
@@ -465,80 +442,5 @@ class DjangoFamily:
         if missing and grade.score == 0.0 and grade.scoring_error is None:
             grade.reason = f"{', '.join(missing)} missing from /workspace; {grade.reason}"
         return grade, report
-
-    async def verify_task(self, folder: Path, task: TaskRow, ctx: Any) -> list[Any]:
-        from build_tasks import Control
-        from sandbox_env.rollout import scripted_rollout
-
-        grader = Grader(ctx.client, ctx.image)
-        controls = []
-
-        async def twice(name: str, files: dict[str, str], want_score: float, want_naive: float | None = None,
-                        first: Grade | None = None) -> None:  # fmt: skip
-            grades, timing = [] if first is None else [first], {"seconds": [], "runner_seconds": [], "runner_cpu": []}
-            while len(grades) < 2:
-                t0 = time.perf_counter()
-                grade, report = await self.grade_with_report({"files": files}, task, grader)
-                timing["seconds"].append(time.perf_counter() - t0)
-                if report and "seconds" in report:
-                    timing["runner_seconds"].append(report["seconds"])
-                    timing["runner_cpu"].append(report.get("cpu_seconds", 0.0))
-                grades.append(grade)
-            ok = all(
-                g.score == want_score and not g.tampered and g.scoring_error is None
-                and (want_naive is None or g.metrics.get("correct_but_naive") == want_naive)
-                for g in grades
-            )  # fmt: skip
-            metrics = {k: grades[0].metrics.get(k, 0.0) for k in ("correct_but_naive", "suite_usable", "tests_passed")}
-            controls.append(Control(name, grades[0].score, ok, " | ".join(g.reason for g in grades),
-                                    {**metrics, **timing, "tampered": any(g.tampered for g in grades)}))  # fmt: skip
-
-        ref = self.solution_files(folder)
-        run = await scripted_rollout(ctx.client, ctx.image, task, self.reference_calls(folder))
-        own_run = run.outputs[-1] if run.outputs else ""
-        await twice("reference", ref, 1.0, first=run.grade)
-        if " passed" not in own_run or "failed" in own_run or "error" in own_run.lower():
-            controls[-1].ok = False
-            controls[-1].detail += f" | the reference's own pytest run in the rollout: {own_run[-300:]}"
-        empty = {p: "" for p in task.collect}
-        await twice("empty", empty, 0.0)
-        await twice("garbage", {p: GARBAGE for p in task.collect}, 0.0)
-        junk = self.solution_files(folder, "junk")
-        if junk:
-            await twice("junk", {**ref, **junk}, 0.0)
-        naive = self.solution_files(folder, "naive")
-        if naive:
-            await twice("naive", {**ref, **naive}, 0.0, want_naive=1.0)
-        return controls
-
-    def summarize(self, rows: list[TaskRow], controls: dict[str, list[Any]]) -> tuple[list[str], bool]:
-        """The verify table: each control's score per task (! = not what it must be), and grading times."""
-        names = ("reference", "junk", "garbage", "empty", "naive")
-        lines = [f"{'task':<8} {'difficulty':<10} " + " ".join(f"{n:>9}" for n in names) + "  median grading s"]
-        ok, times = True, []
-        for row in rows:
-            by_name = {c.name: c for c in controls.get(row.task_id, [])}
-            cells = []
-            for n in names:
-                c = by_name.get(n)
-                cells.append(f"{'-':>9}" if c is None else f"{c.score:>8.2f}{'' if c.ok else '!'}".rjust(9))
-            secs = [s for c in by_name.values() for s in (c.metrics or {}).get("seconds", [])]
-            times += secs
-            ok = ok and bool(by_name) and all(c.ok for c in by_name.values())
-            med = f"{statistics.median(secs):.2f}" if secs else "-"
-            lines.append(f"{row.task_id:<8} {row.difficulty:<10} " + " ".join(cells) + f"  {med:>16}")
-        naive_rows = [c for cs in controls.values() for c in cs if c.name == "naive"]
-        lines.append(f"naive controls: {sum(c.ok for c in naive_rows)}/{len(naive_rows)} give implemented 0.0 "
-                     "and correct_but_naive 1.0")  # fmt: skip
-        tampered = sum(bool((c.metrics or {}).get("tampered")) for cs in controls.values() for c in cs)
-        lines.append(f"controls that tripped tampered: {tampered}")
-        if times:
-            runner = [s for cs in controls.values() for c in cs for s in (c.metrics or {}).get("runner_seconds", [])]
-            cpu = [s for cs in controls.values() for c in cs for s in (c.metrics or {}).get("runner_cpu", [])]
-            lines.append(f"grading run: median {statistics.median(times):.2f} s wall on the host over {len(times)} runs"
-                         + (f"; inside the container the runner took a median {statistics.median(runner):.2f} s "
-                            f"({statistics.median(cpu):.2f} s CPU)" if runner else ""))  # fmt: skip
-        return lines, ok and tampered == 0
-
 
 FAMILY = DjangoFamily()

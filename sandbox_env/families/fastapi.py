@@ -47,7 +47,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from sandbox_env.families.base import Grade, TaskRow, read_task_toml
+from sandbox_env.families.base import Grade, TaskRow, collect_files, read_task_toml
 from sandbox_env.families.fastapi_checks import (
     CheckError,
     describe_request,
@@ -60,13 +60,11 @@ from sandbox_env.families.fastapi_checks import (
     witness_problems,
 )
 from sandbox_env.grading import Grader, ReportError
-from sandbox_env.sandbox.handle import Sandbox
+from sandbox_env.sandbox import Sandbox
 
-TASKS_DIR = Path(__file__).resolve().parents[1] / "tasks" / "fastapi"
 APP_PATH = "app.py"
 REQUEST_TIMEOUT = 10.0
 MIN_CHECKS, MAX_CHECKS = 2, 6
-HEREDOC = "WEBSANDBOX_APP_EOF"
 
 PROMPT_TAIL = """\
 Deliverable: write the application to /workspace/app.py. The module must expose the
@@ -82,19 +80,6 @@ imported app.py, so data kept in memory starts empty for each group. Every reque
 be answered within 10 seconds. Available: Python 3.13, FastAPI 0.165, Starlette 1.10,
 Pydantic 2.14, python-multipart; no network and no other packages."""
 
-CONTROLS = {
-    "empty": "",
-    "no_app": "import fastapi\n\napplication = fastapi.FastAPI()\n",
-    "syntax": "from fastapi import FastAPI\n\napp = FastAPI(\n\n@app.get('/')\ndef root():\n    return {}\n",
-    "catch_all": (
-        "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n"
-        '@app.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])\n'
-        "def catch_all(path: str):\n    return {}\n"
-    ),
-}
-CONTROL_BOUNDS = {"empty": 0.0, "no_app": 0.0, "syntax": 0.0, "catch_all": 0.02}
-TIER_MINIMUMS = {"easy": 5, "medium": 12, "hard": 17}
-FAMILY_MINIMUMS = {"tasks": 34, "checks": 113}
 
 
 def build_prompt(meta: dict[str, Any]) -> str:
@@ -127,22 +112,13 @@ class FastAPIFamily:
                      "catch_all": bool(meta.get("catch_all", False)), "request_timeout": REQUEST_TIMEOUT},
         )  # fmt: skip
 
-    def reference_calls(self, folder: Path) -> list[dict[str, Any]]:
-        """One bash call writing the reference with a quoted heredoc, then an import check."""
-        source = (folder / "reference.py").read_text()
-        if HEREDOC in source:
-            raise CheckError(f"{folder.name}: reference.py contains the heredoc delimiter")
-        command = f"cat > /workspace/app.py <<'{HEREDOC}'\n{source.rstrip()}\n{HEREDOC}\ncd /workspace && python -c 'import app'"
-        return [{"tool": "bash", "args": {"command": command}}]
-
     async def setup(self, sb: Sandbox, task: TaskRow) -> None:
         if task.files:
             await sb.write_files(dict(task.files))
         await sb.start_python()
 
     async def collect(self, sb: Sandbox, task: TaskRow) -> dict[str, Any]:
-        files = await sb.read_files(list(task.collect or [APP_PATH]))
-        return {"files": {p: (None if d is None else d.decode("utf-8", "replace")) for p, d in files.items()}}
+        return await collect_files(sb, task.collect or [APP_PATH])
 
     async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader) -> Grade:
         checks = task.grading["checks"]
@@ -191,86 +167,6 @@ class FastAPIFamily:
         if not report.get("has_app"):
             return _failed(checks, "app.py imported, but it defines no module-level `app`", imported=True)
         return _score(checks, canaries, layout, report, openapi_url)
-
-    async def verify_task(self, folder: Path, task: TaskRow, ctx: Any) -> list[Any]:
-        """Reference through a scripted rollout (bash heredoc), then the controls through grading."""
-        import asyncio
-        import time
-
-        from build_tasks import Control
-        from sandbox_env.rollout import grade_final, scripted_rollout
-
-        grader = Grader(ctx.client, ctx.image)
-        ref = await scripted_rollout(ctx.client, ctx.image, task, self.reference_calls(folder))
-
-        async def timed(source: str) -> tuple[Grade, float]:
-            t0 = time.perf_counter()
-            g = await grade_final(task, {"files": {APP_PATH: source}}, grader)
-            return g, time.perf_counter() - t0
-
-        reference_source = (folder / "reference.py").read_text()
-        again, seconds = await timed(reference_source)
-        rest = await asyncio.gather(*(timed(src) for src in CONTROLS.values()))
-        out = [_control(Control, "reference", ref.grade, 1.0), _control(Control, "ref_direct", again, 1.0, seconds)]
-        for (name, _), (grade, secs) in zip(CONTROLS.items(), rest, strict=True):
-            out.append(_control(Control, name, grade, 0.0, secs))
-        return out
-
-    def summarize(self, rows: list[TaskRow], controls: dict[str, list[Any]]) -> tuple[list[str], bool]:
-        """Per-tier counts and reference scores, the four control means, grading time; ok=False when a bound fails."""
-        import statistics
-
-        lines: list[str] = []
-        ok = True
-        n_checks = sum(len(r.grading["checks"]) for r in rows)
-        whole = len(rows) >= len([p for p in TASKS_DIR.iterdir() if (p / "task.toml").is_file()])
-        for tier in ("easy", "medium", "hard"):
-            tier_rows = [r for r in rows if r.difficulty == tier]
-            refs = [_score_of(controls[r.task_id], "reference") for r in tier_rows]
-            mean = sum(refs) / len(refs) if refs else 0.0
-            checks = sum(len(r.grading["checks"]) for r in tier_rows)
-            lines.append(f"{tier:<6} {len(tier_rows):3d} tasks  {checks:3d} checks  reference mean {mean:.3f}")
-            if whole and len(tier_rows) < TIER_MINIMUMS[tier]:
-                lines.append(f"  ! fewer than {TIER_MINIMUMS[tier]} {tier} tasks")
-                ok = False
-        n_openapi = sum(any(s["request"]["path"] == r.grading.get("openapi_url", "/openapi.json") for s in c["steps"])
-                        for r in rows for c in r.grading["checks"])  # fmt: skip
-        lines.append(f"total  {len(rows):3d} tasks  {n_checks:3d} checks ({n_openapi} read the OpenAPI document)")
-        if whole and (len(rows) < FAMILY_MINIMUMS["tasks"] or n_checks < FAMILY_MINIMUMS["checks"]):
-            lines.append(f"  ! the family needs at least {FAMILY_MINIMUMS['tasks']} tasks and {FAMILY_MINIMUMS['checks']} checks")
-            ok = False
-        for name, bound in CONTROL_BOUNDS.items():
-            scores = [_score_of(controls[r.task_id], name) for r in rows]
-            mean = sum(scores) / len(scores) if scores else 0.0
-            good = mean <= bound
-            ok = ok and good
-            lines.append(f"control {name:<10} mean {mean:.3f} (bound {bound:.3f}) {'ok' if good else 'OUT OF BOUND'}")
-        tampered = [f"{r.task_id}:{c.name}" for r in rows for c in controls[r.task_id] if (c.metrics or {}).get("tampered")]
-        lines.append(f"tampered flags on references/controls: {len(tampered)}{' ' + ', '.join(tampered) if tampered else ''}")
-        ok = ok and not tampered
-        times = [c.metrics["seconds"] for r in rows for c in controls[r.task_id]
-                 if c.name == "ref_direct" and c.metrics and "seconds" in c.metrics]  # fmt: skip
-        if times:
-            lines.append(f"reference grading time per task (under this run's own concurrency): "
-                         f"median {statistics.median(times):.2f} s, max {max(times):.2f} s")
-        return lines, ok
-
-
-def _score_of(controls: list[Any], name: str) -> float:
-    return next((c.score for c in controls if c.name == name), 0.0)
-
-
-def _control(cls: Any, name: str, grade: Grade, want: float, seconds: float | None = None) -> Any:
-    ok = grade.score == want and not grade.tampered and not grade.scoring_error
-    detail = grade.reason
-    failing = [f"{c['name']}: {c['detail']}" for c in grade.checks if not c["passed"]]
-    if want == 1.0 and failing:
-        detail += " | " + " | ".join(failing[:3])
-    metrics = {"tampered": float(grade.tampered)}
-    if seconds is not None:
-        metrics["seconds"] = seconds
-    return cls(name, grade.score, ok, detail, metrics)
-
 
 def _failed(checks: list[dict[str, Any]], reason: str, *, imported: bool, detail: str = "") -> Grade:
     """Every check failed for one reason that is the submission's, not the harness's."""

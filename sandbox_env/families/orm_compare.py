@@ -14,6 +14,10 @@ The contract, and how each part is decided:
   they must agree within REL_TOL relative or ABS_TOL absolute, so a count given as
   3.0 passes and so does float noise. A bool is never a number: True is not 1.
 - None matches only None.
+
+`row_evidence` keeps the rows themselves for readers of a grade (the run viewer shows
+expected and received side by side): a window of at most EVIDENCE_ROWS rows around
+the first difference, and where it is, found by the same rules as `compare`.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ REL_TOL = 1e-6
 ABS_TOL = 1e-9
 _PLAIN = (type(None), bool, int, float, str)
 _NUMBERS = (int, float)
+EVIDENCE_ROWS = 40
 
 
 @dataclass
@@ -153,3 +158,32 @@ def compare(tagged: Any, expected: list[list | tuple]) -> Comparison:
         return Comparison(True, f"all {len(rows)} rows match, in order", checks)
     reason = count["detail"] + (f"; {first_bad}" if first_bad else "") if not count_ok else first_bad
     return Comparison(False, reason, checks)
+
+
+def first_difference(expected: list, got: list[tuple]) -> dict[str, int | None] | None:
+    """Where `got` first departs from `expected`: {"row", "col"} (col None: the whole row), or None."""
+    for i, (e, g) in enumerate(zip(expected, got, strict=False)):
+        if len(e) != len(g):
+            return {"row": i, "col": None}
+        for j, (ev, gv) in enumerate(zip(e, g, strict=True)):
+            if not values_match(ev, gv):
+                return {"row": i, "col": j}
+    if len(expected) != len(got):
+        return {"row": min(len(expected), len(got)), "col": None}
+    return None
+
+
+def row_evidence(tagged: Any, expected: list, limit: int = EVIDENCE_ROWS) -> dict[str, Any] | None:
+    """Expected and received rows for a reader: a window of at most `limit` rows around the first difference.
+
+    None when `result` is not a list of tuples (the shape check says why). Row indices in
+    `first` are absolute; the window starts at `offset`.
+    """
+    rows, _ = decode_result(tagged)
+    if rows is None:
+        return None
+    first = first_difference(expected, rows)
+    offset = 0 if first is None else max(0, min(first["row"] - limit // 4, max(len(expected), len(rows)) - limit))
+    return {"offset": offset, "expected_count": len(expected), "received_count": len(rows), "first": first,
+            "expected": [list(r) for r in expected[offset:offset + limit]],
+            "received": [list(r) for r in rows[offset:offset + limit]]}  # fmt: skip

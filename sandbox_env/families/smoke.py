@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sandbox_env.families.base import Grade, TaskRow, read_task_toml
+from sandbox_env.families.base import Grade, TaskRow, collect_files, read_task_toml
 from sandbox_env.grading import Grader, ReportError
-from sandbox_env.sandbox.handle import Sandbox
+from sandbox_env.sandbox import Sandbox
 
 
 class SmokeFamily:
@@ -25,16 +25,11 @@ class SmokeFamily:
             grading={"path": meta["path"], "expected": meta["expected"]},
         )  # fmt: skip
 
-    def reference_calls(self, folder: Path) -> list[dict[str, Any]]:
-        meta = read_task_toml(folder)
-        return [{"tool": t["tool"], "args": dict(t["args"])} for t in meta["reference"]]
-
     async def setup(self, sb: Sandbox, task: TaskRow) -> None:
         await sb.start_python()
 
     async def collect(self, sb: Sandbox, task: TaskRow) -> dict[str, Any]:
-        files = await sb.read_files(task.collect)
-        return {"files": {p: (None if d is None else d.decode("utf-8", "replace")) for p, d in files.items()}}
+        return await collect_files(sb, task.collect)
 
     async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader) -> Grade:
         path = task.grading["path"]
@@ -50,17 +45,6 @@ class SmokeFamily:
         check = {"name": "content", "passed": ok, "detail": "" if ok else f"expected {task.grading['expected']!r}, got {got!r}"}
         return Grade(float(ok), "file holds the expected text" if ok else check["detail"], [check],
                      {"checks_passed": float(ok)})  # fmt: skip
-
-    async def verify_task(self, folder: Path, task: TaskRow, ctx: Any) -> list[Any]:
-        from build_tasks import Control
-        from sandbox_env.rollout import scripted_rollout
-
-        ref = await scripted_rollout(ctx.client, ctx.image, task, self.reference_calls(folder))
-        empty = await scripted_rollout(ctx.client, ctx.image, task, [])
-        return [
-            Control("reference", ref.grade.score, ref.grade.score == 1.0, ref.grade.reason),
-            Control("empty", empty.grade.score, empty.grade.score == 0.0, empty.grade.reason),
-        ]
 
 
 FAMILY = SmokeFamily()

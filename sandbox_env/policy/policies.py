@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox_env.dataset import load_rows
-from sandbox_env.families import get_family
-
-TASKS_DIR = Path(__file__).resolve().parents[1] / "tasks"
+from sandbox_env.verify import reference_calls
 
 
 @dataclass
@@ -72,7 +70,7 @@ class ReferencePolicy(Policy):
 
     def plan(self, task_id: str) -> list[Step] | None:
         family = self.families[task_id]
-        calls = get_family(family).reference_calls(TASKS_DIR / family / task_id)
+        calls = reference_calls(family, task_id)
         return [Step(c["tool"], dict(c["args"])) for c in calls]
 
 

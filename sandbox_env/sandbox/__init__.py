@@ -1,1 +1,6 @@
-"""Sandbox backends: one interface (the prime-sandboxes client protocol), one module a backend."""
+"""Sandboxes: one small interface (interface.py) and its backends beside it (docker/)."""
+
+from sandbox_env.sandbox.interface import Sandbox, SandboxBackend
+from sandbox_env.sandbox.types import ExecResult, Limits, PyResult, SandboxError
+
+__all__ = ["ExecResult", "Limits", "PyResult", "Sandbox", "SandboxBackend", "SandboxError"]

@@ -2,7 +2,8 @@
 
 A rollout or a grading run takes a container that is already started and whose
 agent already answers; the pool starts a replacement. A container is never handed
-out twice. Starts are paced (a few at a time) so that a burst of rollouts does not
+out twice. The pool knows nothing of any backend: it is given a `factory` that starts
+one ready sandbox and a `destroy` that removes one. Starts are paced (a few at a time) so that a burst of rollouts does not
 thrash the engine; when the pool is empty a caller starts its own container.
 """
 
@@ -13,10 +14,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from sandbox_env.sandbox.docker_backend import DockerSandboxClient
+from typing import Any
 
 logger = logging.getLogger("websandbox.pool")
 
@@ -27,11 +25,12 @@ def default_pool_size() -> int:
 
 
 class WarmPool:
-    def __init__(self, client: DockerSandboxClient, image: str, size: int, max_starting: int = 2,
+    def __init__(self, factory: Callable[[], Awaitable[str]], destroy: Callable[[str], Awaitable[None]],
+                 size: int, max_starting: int = 2,
                  prepare: Callable[[str], Awaitable[Any]] | None = None) -> None:  # fmt: skip
         """`prepare(sid)` runs on each new sandbox (e.g. starts a grader program); its result rides along."""
-        self.client = client
-        self.image = image
+        self.factory = factory
+        self.destroy = destroy
         self.size = size
         self.max_starting = max(1, max_starting)
         self.prepare = prepare
@@ -53,25 +52,22 @@ class WarmPool:
             self._loop = loop
             self._task = loop.create_task(self._refill(), name="websandbox-pool-refill")
 
-    async def start(self, image: str | None = None) -> None:
-        if image is not None:
-            self.image = image
+    async def start(self) -> None:
         self._ensure_running()
         self._wake.set()
 
-    async def _new(self, role: str) -> tuple[str, Any]:
-        sid = await self.client._run(self.client.create_sync, self.image, None, role)
+    async def _new(self) -> tuple[str, Any]:
+        sid = await self.factory()
         try:
-            await self.client._run(self.client.wait_sync, sid, 60.0)
             token = await self.prepare(sid) if self.prepare is not None else None
         except BaseException:
-            await self.client._run(self.client.delete_sync, sid)
+            await self.destroy(sid)
             raise
         return sid, token
 
     async def _start_one(self) -> None:
         try:
-            self._ready.put_nowait(await self._new("pool"))
+            self._ready.put_nowait(await self._new())
         except Exception as exc:  # noqa: BLE001 - a failed start is retried by the next refill
             logger.warning("warm pool: could not start a sandbox: %s", exc)
             await asyncio.sleep(1.0)
@@ -101,7 +97,7 @@ class WarmPool:
         except asyncio.QueueEmpty:
             entry = None
         self._wake.set()
-        return entry if entry is not None else await self._new("rollout")
+        return entry if entry is not None else await self._new()
 
     async def wait_full(self, timeout: float = 60) -> None:
         self._ensure_running()
@@ -120,4 +116,4 @@ class WarmPool:
                 await t
         self._task = None
         while not self._ready.empty():
-            await self.client._run(self.client.delete_sync, self._ready.get_nowait()[0])
+            await self.destroy(self._ready.get_nowait()[0])

@@ -149,11 +149,11 @@ def _grader_pids():
 """
 
 
-async def grade_fastapi(client, image, source: str, timeout: float = 60, task: str = TASK, **grading):
+async def grade_fastapi(backend, image, source: str, timeout: float = 60, task: str = TASK, **grading):
     row = FASTAPI.compile_task(FASTAPI_TASKS / task)
     if grading:
         row = dataclasses.replace(row, grading={**row.grading, **grading})
-    return await FASTAPI.grade({"files": {"app.py": source}}, row, Grader(client, image, timeout))
+    return await FASTAPI.grade({"files": {"app.py": source}}, row, Grader(backend, image, timeout))
 
 
 def assert_zero(grade, *, tampered: bool | None = None) -> None:

@@ -164,22 +164,22 @@ for _pid in _grader_pids().get("app_host.py", []):
 ).replace("import signal as _signal", "import os as _os\nimport signal as _signal")
 
 
-async def test_replacing_the_drivers_send_one_and_globals_from_app_py_changes_nothing(client, image):
-    g = await grade_fastapi(client, image, REPLACE_DRIVER_GLOBALS)
+async def test_replacing_the_drivers_send_one_and_globals_from_app_py_changes_nothing(backend, image):
+    g = await grade_fastapi(backend, image, REPLACE_DRIVER_GLOBALS)
     assert_zero(g, tampered=False)
     assert "0/4 checks pass" in g.reason
 
 
-async def test_a_test_client_subclass_appending_to_the_witness_changes_nothing(client, image):
-    g = await grade_fastapi(client, image, SUBCLASS_TEST_CLIENT)
+async def test_a_test_client_subclass_appending_to_the_witness_changes_nothing(backend, image):
+    g = await grade_fastapi(backend, image, SUBCLASS_TEST_CLIENT)
     assert_zero(g, tampered=False)
 
 
-async def test_a_report_forged_with_a_nonce_hunted_in_gc_and_process_memory_is_ignored(client, image):
+async def test_a_report_forged_with_a_nonce_hunted_in_gc_and_process_memory_is_ignored(backend, image):
     staying, exiting, exiting_while_serving = await asyncio.gather(
-        grade_fastapi(client, image, GC_NONCE_FORGERY),
-        grade_fastapi(client, image, FORGE_THEN_EXIT),
-        grade_fastapi(client, image, FORGE_THEN_EXIT_WHILE_SERVING),
+        grade_fastapi(backend, image, GC_NONCE_FORGERY),
+        grade_fastapi(backend, image, FORGE_THEN_EXIT),
+        grade_fastapi(backend, image, FORGE_THEN_EXIT_WHILE_SERVING),
     )
     assert_zero(staying, tampered=True)  # its frames landed on the one pipe it can reach: the witness's
     assert "events pipe" in staying.reason
@@ -189,25 +189,25 @@ async def test_a_report_forged_with_a_nonce_hunted_in_gc_and_process_memory_is_i
     assert exiting_while_serving.metrics["module_imported"] == 1.0
 
 
-async def test_an_app_that_detects_grading_and_kills_the_driver_is_the_submissions_zero(client, image):
-    g = await grade_fastapi(client, image, DETECT_GRADING_AND_KILL_THE_DRIVER)
+async def test_an_app_that_detects_grading_and_kills_the_driver_is_the_submissions_zero(backend, image):
+    g = await grade_fastapi(backend, image, DETECT_GRADING_AND_KILL_THE_DRIVER)
     assert_zero(g)
     assert "importing app.py ended it" in g.reason
 
 
-async def test_an_app_that_stops_the_driver_is_the_submissions_zero_not_a_harness_fault(client, image):
-    g = await grade_fastapi(client, image, STOP_THE_DRIVER, timeout=25)
+async def test_an_app_that_stops_the_driver_is_the_submissions_zero_not_a_harness_fault(backend, image):
+    g = await grade_fastapi(backend, image, STOP_THE_DRIVER, timeout=25)
     assert_zero(g)
     assert "did not finish within the grading limit" in g.reason
 
 
-async def test_claims_written_on_the_witness_pipe_are_tampering(client, image):
-    g = await grade_fastapi(client, image, FORGE_WITNESS_EVENTS)
+async def test_claims_written_on_the_witness_pipe_are_tampering(backend, image):
+    g = await grade_fastapi(backend, image, FORGE_WITNESS_EVENTS)
     assert_zero(g, tampered=True)
 
 
-async def test_killing_the_process_host_fails_later_sessions_only(client, image):
-    g = await grade_fastapi(client, image, KILL_THE_APP_HOST)
+async def test_killing_the_process_host_fails_later_sessions_only(backend, image):
+    g = await grade_fastapi(backend, image, KILL_THE_APP_HOST)
     assert g.scoring_error is None and not g.tampered, g.reason
     assert g.score < 1.0
     assert any("killed" in c["detail"] for c in g.checks if not c["passed"]), g.checks

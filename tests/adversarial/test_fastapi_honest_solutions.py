@@ -98,12 +98,14 @@ def audit(background: BackgroundTasks):
 )
 
 
-async def test_an_apirouter_with_a_class_based_dependency_scores_one_untampered(client, image):
-    g = await grade_fastapi(client, image, ROUTER_WITH_CALLABLE_DEPENDENCY, task="fastapi_common_dependencies")
+async def test_an_apirouter_with_a_class_based_dependency_scores_one_untampered(backend, image):
+    g = await grade_fastapi(backend, image, ROUTER_WITH_CALLABLE_DEPENDENCY, task="fastapi_common_dependencies")
     assert g.score == 1.0 and not g.tampered and g.scoring_error is None, g.reason
 
 
-async def test_middleware_background_tasks_subprocesses_and_a_lifespan_task_score_one_untampered(client, image):
-    busy, plain = await asyncio.gather(grade_fastapi(client, image, BUSY_BUT_HONEST_204), grade_fastapi(client, image, REFERENCE))
+async def test_middleware_background_tasks_subprocesses_and_a_lifespan_task_score_one_untampered(backend, image):
+    busy, plain = await asyncio.gather(
+        grade_fastapi(backend, image, BUSY_BUT_HONEST_204), grade_fastapi(backend, image, REFERENCE)
+    )
     for g in (busy, plain):
         assert g.score == 1.0 and not g.tampered and g.scoring_error is None, g.reason

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sandbox_env.families.orm import FAMILY
-from sandbox_env.rollout import scripted_rollout
+from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker
 
@@ -77,22 +77,22 @@ result = [(1,)]
 """
 
 
-async def _play(client, image, code: str):
+async def _play(backend, image, code: str):
     task = FAMILY.compile_task(TASK_DIR)
-    run = await scripted_rollout(client, image, task, [{"tool": "execute_code", "args": {"code": code}}])
+    run = await scripted_rollout(backend, image, task, [{"tool": "execute_code", "args": {"code": code}}])
     return run.grade
 
 
-async def test_a_patched_probe_encoder_is_the_submissions_zero_as_tampering(client, image):
+async def test_a_patched_probe_encoder_is_the_submissions_zero_as_tampering(backend, image):
     names = sorted(MALFORMED)
-    grades = await asyncio.gather(*(_play(client, image, PATCH_ENCODER.format(encoded=MALFORMED[n])) for n in names))
+    grades = await asyncio.gather(*(_play(backend, image, PATCH_ENCODER.format(encoded=MALFORMED[n])) for n in names))
     for name, g in zip(names, grades, strict=True):
         assert g.score == 0.0 and g.scoring_error is None, (name, g.reason)
         assert g.tampered and g.metrics["tampered"] == 1.0, (name, g.reason)
         assert "malformed" in g.reason, (name, g.reason)
 
 
-async def test_junk_or_no_value_on_the_probes_reply_is_the_submissions_zero(client, image):
-    grades = await asyncio.gather(*(_play(client, image, code) for code in (JUNK_ON_THE_REPLY_PIPE, NO_VALUE, HUGE_INTEGER)))
+async def test_junk_or_no_value_on_the_probes_reply_is_the_submissions_zero(backend, image):
+    grades = await asyncio.gather(*(_play(backend, image, code) for code in (JUNK_ON_THE_REPLY_PIPE, NO_VALUE, HUGE_INTEGER)))
     for g in grades:
         assert g.score == 0.0 and g.scoring_error is None, g.reason

@@ -1,4 +1,4 @@
-"""A kept-open exec stream to the in-container agent: one docker exec for the sandbox's life.
+"""A kept-open attach stream to the in-container agent: one docker exec for the sandbox's life.
 
 The Docker engine multiplexes a non-tty exec's stdout and stderr into frames with an
 8-byte header; stdin is raw. Requests are JSON lines; replies come back in order.
@@ -16,9 +16,7 @@ from typing import Any
 
 import docker
 
-# -S: the agent needs only the standard library, so it skips site-packages at start.
-AGENT_ARGV = ["/opt/venv/bin/python", "-S", "-u", "/opt/websandbox/runtime/agent.py"]
-SANDBOX_USER = "1000:1000"
+from sandbox_env.constants import AGENT_STDERR_TAIL
 
 
 class ChannelError(RuntimeError):
@@ -83,7 +81,7 @@ class AgentChannel:
             except TimeoutError as exc:
                 raise TimeoutError from exc
             if not chunk:
-                tail = bytes(self._stderr[-2000:]).decode("utf-8", "replace").strip()
+                tail = bytes(self._stderr[-AGENT_STDERR_TAIL:]).decode("utf-8", "replace").strip()
                 raise ChannelError("the sandbox agent closed its stream" + (f": {tail}" if tail else ""))
             self._buf.extend(chunk)
 

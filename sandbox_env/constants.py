@@ -1,0 +1,86 @@
+"""One home for paths, time limits and their slack, sizes, id lengths, and the defaults.
+
+Every module reads its fixed values from here, and the env, `load_environment` and the
+CLI all read one `DEFAULTS` object, so a default is written once.
+
+Paths inside containers are fixed by `images/Dockerfile`; paths on the host are found
+from this file, so they hold in a checkout and in an installed wheel alike (the repo
+root only exists in a checkout: `REPO_ROOT` is for the tools that live there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+# -- names ---------------------------------------------------------------------------
+ENV_ID = "websandbox"
+IMAGE_REPO = "websandbox-runtime"
+TOOL_NAMES = ("bash", "execute_code")
+
+# -- host paths ------------------------------------------------------------------------
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parent
+TASKS_DIR = PACKAGE_DIR / "tasks"
+DATA_FILE = PACKAGE_DIR / "data" / "tasks.jsonl"
+RUNTIME_DIR = PACKAGE_DIR / "runtime"
+IMAGES_DIR = REPO_ROOT / "images"
+
+# -- container paths and identities ----------------------------------------------------------
+CONTAINER_PYTHON = "/opt/venv/bin/python"
+CONTAINER_RUNTIME = "/opt/websandbox/runtime"
+WORKSPACE = "/workspace"
+SANDBOX_USER = "1000:1000"
+ORM_IMAGE_DB = "/opt/websandbox/orm.sqlite3"  # built at image build time by runtime/prepare_image.py
+# -S: the agent needs only the standard library, so it skips site-packages at start.
+AGENT_ARGV = [CONTAINER_PYTHON, "-S", "-u", f"{CONTAINER_RUNTIME}/agent.py"]
+
+# -- time (seconds) ------------------------------------------------------------------------
+# The host waits this long past an in-container limit before it calls the agent lost:
+# the agent enforces the limit itself and needs time to kill, collect and answer.
+CALL_SLACK = 15.0
+READY_TIMEOUT = 60.0  # a new sandbox's agent must answer within this
+SPAWN_TIMEOUT = 30.0  # starting a grader program
+FILE_IO_TIMEOUT = 60.0  # writing or reading files
+SESSION_START_TIMEOUT = 90.0  # the persistent Python session's first cell (imports Django)
+POLICY_SERVER_START_TIMEOUT = 15.0
+
+# -- sizes -----------------------------------------------------------------------------------
+SHORT_ID = 12  # characters of a container id or a hash in messages, labels and tags
+NAME_SUFFIX = 10  # random characters in a container name
+GRADER_MAX_OUTPUT = 64 << 20  # bytes of a grader program's output read back
+ENGINE_MESSAGE_CHARS = 400  # first line of an engine error, in a message
+REPORT_TAIL_CHARS = 800  # grader output quoted when no report came back
+AGENT_STDERR_TAIL = 2000  # agent stderr quoted when its stream closes
+REASON_CHARS = 300  # one quoted line in a grade's reason
+REPR_CHARS = 200  # a value's repr in a probe's answer
+
+
+def short(identifier: str) -> str:
+    """The short form of a container id or hash used in messages and names."""
+    return identifier[:SHORT_ID]
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """The defaults of every tunable; `load_environment`, the env and the CLI read these."""
+
+    # grading and tools
+    timeout_seconds: float = 90.0  # one grading run
+    timeout_per_command_seconds: float = 30.0  # one tool call
+    output_cap: int = 8000  # characters of one tool output shown to the model
+    max_turns: int = 20
+    orm_max_turns: int = 5
+    # container limits
+    cpus: float = 1.0
+    memory_mb: int = 1024
+    pids_limit: int = 256
+    workspace_mb: int = 256
+    tmp_mb: int = 256
+    network: bool = False
+    # the main job
+    eval_concurrency: int = 4
+    verify_concurrency: int = 2
+
+
+DEFAULTS = Defaults()

@@ -1,0 +1,185 @@
+"""The one small sandbox interface that families, graders, the pool and the front doors use.
+
+A backend implements five things: `create` a started sandbox whose agent answers,
+`call` that agent with one request, `delete` (now or in the background) and
+`teardown` (remove everything it made). Everything else — running a command, starting
+and feeding a program, writing and reading files, the persistent Python session — is
+a request to the in-container agent (`runtime/agent.py`), so it is written once here,
+on top of `call`. A second backend (hosted, Kubernetes) subclasses `SandboxBackend`
+without touching families, graders or front doors.
+
+Lifecycle: `async with backend.sandbox(image) as sb:` gives a ready `Sandbox` (from the
+warm pool when one is kept for that image) and removes it on every exit path.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from sandbox_env.constants import CALL_SLACK, FILE_IO_TIMEOUT, SESSION_START_TIMEOUT, SPAWN_TIMEOUT
+from sandbox_env.sandbox.pool import WarmPool
+from sandbox_env.sandbox.types import ExecResult, Limits, PyResult
+
+
+def _exec_result(reply: dict[str, Any]) -> ExecResult:
+    return ExecResult(reply["stdout"], reply["stderr"], reply["exit_code"], reply["timed_out"], reply["truncated"])
+
+
+class SandboxBackend(ABC):
+    """Where sandboxes come from. Subclasses implement the abstract methods only."""
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits()
+        self._warm: dict[str, WarmPool] = {}
+
+    # -- what a backend implements ----------------------------------------------------
+    @abstractmethod
+    async def create(self, image: str, *, role: str = "rollout") -> str:
+        """Start a sandbox from `image` and return its id once its agent answers."""
+
+    @abstractmethod
+    async def call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send one request to the sandbox's agent and return its reply (raises SandboxError)."""
+
+    @abstractmethod
+    async def delete(self, sandbox_id: str) -> None:
+        """Remove a sandbox now; removing one that is already gone is not an error."""
+
+    @abstractmethod
+    def delete_later(self, sandbox_id: str) -> None:
+        """Remove a sandbox in the background; teardown still finds it if the process ends first."""
+
+    @abstractmethod
+    def teardown(self) -> None:
+        """Remove every sandbox this backend made (also from atexit); it creates nothing afterwards."""
+
+    # -- pools and the lifecycle ------------------------------------------------------------
+    def warm_pool(self, image: str, size: int, prepare: Callable[[str], Awaitable[Any]] | None = None) -> WarmPool:
+        """A pool of `size` ready sandboxes of `image`; `prepare(sid)` runs on each new one."""
+        return WarmPool(
+            factory=lambda: self.create(image, role="pool"), destroy=self.delete, size=size, prepare=prepare
+        )
+
+    def keep_warm(self, image: str, size: int) -> None:
+        """Let `acquire(image)` take from a pool of `size` ready sandboxes (0 turns it off)."""
+        if size > 0:
+            self._warm[image] = self.warm_pool(image, size)
+        else:
+            self._warm.pop(image, None)
+
+    async def acquire(self, image: str) -> str:
+        """A started sandbox whose agent answers: from the warm pool when one is kept for `image`."""
+        pool = self._warm.get(image)
+        if pool is not None:
+            return await pool.acquire()
+        return await self.create(image)
+
+    async def wait_warm(self, image: str, timeout: float = 60) -> None:
+        """Wait until the warm pool kept for `image` is full (tests and benchmarks measure after this)."""
+        pool = self._warm.get(image)
+        if pool is not None:
+            await pool.wait_full(timeout)
+
+    async def stop_pools(self) -> None:
+        """Stop refilling and remove the sandboxes waiting in this backend's pools."""
+        for pool in list(self._warm.values()):
+            await pool.stop()
+
+    @contextlib.asynccontextmanager
+    async def sandbox(self, image: str) -> AsyncIterator[Sandbox]:
+        """`async with backend.sandbox(image) as sb`: a ready sandbox, removed on every exit path."""
+        sid = await self.acquire(image)
+        try:
+            yield Sandbox(self, sid)
+        finally:
+            await self.delete(sid)
+
+    # -- requests to the agent, written once for every backend -----------------------------
+    async def exec(self, sandbox_id: str, cmd: str | list[str], *, stdin: bytes = b"", timeout: float = 30,
+                   cwd: str | None = None, env: dict[str, str] | None = None,
+                   max_output: int | None = None) -> ExecResult:  # fmt: skip
+        """Run `cmd` (a str for bash -c, or an argv) in its own process group, killed at `timeout`."""
+        req: dict[str, Any] = {"op": "exec", "timeout": timeout, "cwd": cwd, "env": env or {}}
+        req["argv" if isinstance(cmd, list) else "command"] = cmd
+        if stdin:
+            req["stdin_b64"] = base64.b64encode(stdin).decode()
+        if max_output:
+            req["max_output"] = max_output
+        return _exec_result(await self.call(sandbox_id, req, timeout=timeout + CALL_SLACK))
+
+    async def spawn(self, sandbox_id: str, argv: list[str], cwd: str | None = None) -> int:
+        """Start a program that waits for its stdin; finish it later with feed()."""
+        reply = await self.call(sandbox_id, {"op": "spawn", "argv": argv, "cwd": cwd}, timeout=SPAWN_TIMEOUT)
+        return int(reply["handle"])
+
+    async def feed(self, sandbox_id: str, handle: int, stdin: bytes, timeout: float,
+                   max_output: int | None = None) -> ExecResult:  # fmt: skip
+        """Give a spawned program its stdin and wait for it to end (killed at `timeout`)."""
+        req = {"op": "feed", "handle": handle, "stdin_b64": base64.b64encode(stdin).decode(), "timeout": timeout}
+        if max_output:
+            req["max_output"] = max_output
+        return _exec_result(await self.call(sandbox_id, req, timeout=timeout + CALL_SLACK))
+
+    async def write_files(self, sandbox_id: str, files: dict[str, bytes | str], timeout: float = FILE_IO_TIMEOUT) -> None:
+        """Write files; a relative path is under /workspace, parents are made."""
+        if not files:
+            return
+        payload = {
+            path: base64.b64encode(data.encode() if isinstance(data, str) else data).decode()
+            for path, data in files.items()
+        }
+        await self.call(sandbox_id, {"op": "write", "files": payload}, timeout=timeout)
+
+    async def read_files(self, sandbox_id: str, paths: list[str], timeout: float = FILE_IO_TIMEOUT) -> dict[str, bytes | None]:
+        """Read files; a missing one comes back as None."""
+        reply = await self.call(sandbox_id, {"op": "read", "paths": paths}, timeout=timeout)
+        return {p: (None if v is None else base64.b64decode(v)) for p, v in reply["files"].items()}
+
+
+class Sandbox:
+    """One sandbox as families and tools see it: commands, files and the Python session."""
+
+    def __init__(self, backend: SandboxBackend, sandbox_id: str) -> None:
+        self.backend = backend
+        self.id = sandbox_id
+
+    async def exec(self, cmd: str | list[str], *, stdin: bytes = b"", timeout: float = 30,
+                   cwd: str | None = None, env: dict[str, str] | None = None,
+                   max_output: int | None = None) -> ExecResult:  # fmt: skip
+        return await self.backend.exec(self.id, cmd, stdin=stdin, timeout=timeout, cwd=cwd, env=env,
+                                       max_output=max_output)  # fmt: skip
+
+    async def write_files(self, files: dict[str, bytes | str], timeout: float = FILE_IO_TIMEOUT) -> None:
+        await self.backend.write_files(self.id, files, timeout)
+
+    async def read_files(self, paths: list[str], timeout: float = FILE_IO_TIMEOUT) -> dict[str, bytes | None]:
+        return await self.backend.read_files(self.id, paths, timeout)
+
+    async def spawn(self, argv: list[str], cwd: str | None = None) -> int:
+        return await self.backend.spawn(self.id, argv, cwd)
+
+    async def feed(self, handle: int, stdin: bytes, timeout: float, max_output: int | None = None) -> ExecResult:
+        return await self.backend.feed(self.id, handle, stdin, timeout, max_output)
+
+    async def start_python(self, preamble: str = "", env: dict[str, str] | None = None,
+                           timeout: float = SESSION_START_TIMEOUT) -> str:  # fmt: skip
+        """(Re)start the persistent session and run `preamble` in it; returns what the preamble printed."""
+        reply = await self.backend.call(self.id, {"op": "py_start", "preamble": preamble, "env": env or {}}, timeout)
+        return reply.get("output", "")
+
+    async def run_python(self, code: str, timeout: float = 30) -> PyResult:
+        request = {"op": "py_exec", "code": code, "timeout": timeout}
+        reply = await self.backend.call(self.id, request, timeout + CALL_SLACK)
+        return PyResult(reply.get("output", ""), reply.get("timed_out", False), reply.get("restarted", False))
+
+    async def probe(self, name: str, timeout: float = 30) -> Any:
+        """A session variable as tagged JSON (see docs/architecture.md); raises RuntimeError when unreadable."""
+        request = {"op": "py_probe", "name": name, "timeout": timeout}
+        reply = await self.backend.call(self.id, request, timeout + CALL_SLACK)
+        if "value" not in reply:
+            raise RuntimeError(f"probe of {name!r} failed: {reply.get('output', reply)}")
+        return reply["value"]

@@ -1,0 +1,27 @@
+"""Task verification: compiling task sources, references as tool calls, controls, the verify driver.
+
+Families hold only prompt, setup, collect and grade; everything that checks tasks
+(and knows their reference solutions) lives here, behind `FamilyVerifier`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from sandbox_env.families import FAMILY_NAMES
+from sandbox_env.verify.base import Control, FamilyVerifier, VerifyContext
+from sandbox_env.verify.compile import task_folder
+
+__all__ = ["Control", "FamilyVerifier", "VerifyContext", "get_verifier", "reference_calls"]
+
+
+def get_verifier(family: str) -> FamilyVerifier:
+    if family not in FAMILY_NAMES:
+        raise KeyError(f"unknown family {family!r}; known: {', '.join(FAMILY_NAMES)}")
+    return importlib.import_module(f"sandbox_env.verify.{family}").VERIFIER
+
+
+def reference_calls(family: str, task_id: str) -> list[dict[str, Any]]:
+    """A task's reference solution as the tool calls a model would make."""
+    return get_verifier(family).reference_calls(task_folder(family, task_id))

@@ -1,0 +1,45 @@
+"""Compile the task sources (sandbox_env/tasks/) into the dataset that ships with the package."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sandbox_env.constants import DATA_FILE, TASKS_DIR
+from sandbox_env.families import FAMILY_NAMES, get_family
+from sandbox_env.families.base import TaskRow
+
+
+def task_folder(family: str, task_id: str) -> Path:
+    return TASKS_DIR / family / task_id
+
+
+def task_folders(family: str) -> list[Path]:
+    base = TASKS_DIR / family
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.iterdir() if (p / "task.toml").is_file())
+
+
+def compile_all(families: tuple[str, ...] = FAMILY_NAMES) -> list[TaskRow]:
+    rows: list[TaskRow] = []
+    seen: set[str] = set()
+    for name in families:
+        folders = task_folders(name)
+        if not folders:
+            continue
+        fam = get_family(name)
+        for folder in folders:
+            row = fam.compile_task(folder)
+            if row.task_id in seen:
+                raise ValueError(f"duplicate task id {row.task_id}")
+            seen.add(row.task_id)
+            rows.append(row)
+    return rows
+
+
+def write_dataset(rows: list[TaskRow], path: Path = DATA_FILE) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as fh:
+        for row in rows:
+            fh.write(json.dumps(row.to_row(), sort_keys=True) + "\n")

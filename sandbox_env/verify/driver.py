@@ -1,0 +1,91 @@
+"""The verify command: compile every task, and with --verify run each through the real grading path.
+
+    python build_tasks.py                     # compile sandbox_env/tasks → sandbox_env/data/tasks.jsonl
+    python build_tasks.py --verify            # also run references and controls in real containers
+    python build_tasks.py --verify --family orm --task orm_agg_01 --concurrency 4
+
+Each family's verifier (sandbox_env/verify/<family>.py) returns controls for a task and
+summarizes the family; a task whose controls fail does not ship.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+
+from sandbox_env.constants import DATA_FILE, DEFAULTS
+from sandbox_env.families import FAMILY_NAMES
+from sandbox_env.families.base import TaskRow
+from sandbox_env.verify import get_verifier
+from sandbox_env.verify.base import Control, VerifyContext
+from sandbox_env.verify.compile import compile_all, task_folder, write_dataset
+
+
+async def verify(rows: list[TaskRow], concurrency: int) -> bool:
+    from sandbox_env.image import ensure_image
+    from sandbox_env.sandbox.docker import DockerBackend
+
+    image = await asyncio.to_thread(ensure_image)
+    backend = DockerBackend()
+    ctx = VerifyContext(backend, image)
+    sem = asyncio.Semaphore(concurrency)
+    results: dict[str, list[Control]] = {}
+    done = 0
+
+    async def one(row: TaskRow) -> None:
+        nonlocal done
+        async with sem:
+            t0 = time.perf_counter()
+            try:
+                controls = await get_verifier(row.family).verify_task(task_folder(row.family, row.task_id), row, ctx)
+            except Exception as exc:  # noqa: BLE001 - report and go on with the rest
+                controls = [Control("verify", 0.0, False, f"{type(exc).__name__}: {exc}")]
+            results[row.task_id] = controls
+            done += 1
+            ok = all(c.ok for c in controls)
+            cells = "  ".join(f"{c.name}={c.score:.2f}{'' if c.ok else '!'}" for c in controls)
+            print(f"[{done:3d}/{len(rows)}] {row.task_id:<28} {'PASS' if ok else 'FAIL'}  {cells}  "
+                  f"({time.perf_counter() - t0:.1f}s)", flush=True)  # fmt: skip
+            for c in controls:
+                if not c.ok:
+                    print(f"        {c.name}: {c.detail}", flush=True)
+
+    try:
+        await asyncio.gather(*(one(r) for r in rows))
+    finally:
+        backend.teardown()
+    all_ok = all(all(c.ok for c in cs) for cs in results.values())
+    print("\nsummary")
+    for name in dict.fromkeys(r.family for r in rows):
+        fam_rows = [r for r in rows if r.family == name]
+        passed = sum(all(c.ok for c in results[r.task_id]) for r in fam_rows)
+        print(f"  {name:<8} {passed}/{len(fam_rows)} tasks pass every control")
+        lines, ok = get_verifier(name).summarize(fam_rows, {r.task_id: results[r.task_id] for r in fam_rows})
+        for line in lines:
+            print(f"    {line}")
+        all_ok = all_ok and ok
+    print(f"\n{'ALL TASKS PASS' if all_ok else 'SOME TASKS FAIL'}")
+    return all_ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--verify", action="store_true", help="run every task through the real grading path")
+    ap.add_argument("--family", action="append", choices=FAMILY_NAMES, help="only this family (repeatable)")
+    ap.add_argument("--task", action="append", help="only this task id (repeatable; verify only)")
+    ap.add_argument("--concurrency", type=int, default=DEFAULTS.verify_concurrency,
+                    help=f"tasks verified at once (default {DEFAULTS.verify_concurrency})")  # fmt: skip
+    args = ap.parse_args(argv)
+    rows = compile_all()
+    write_dataset(rows)
+    print(f"compiled {len(rows)} tasks into {DATA_FILE}")
+    if not args.verify:
+        return 0
+    chosen = [r for r in rows if (not args.family or r.family in args.family)
+              and (not args.task or r.task_id in args.task)]  # fmt: skip
+    if not chosen:
+        print("no task matches the filters", file=sys.stderr)
+        return 2
+    return 0 if asyncio.run(verify(chosen, args.concurrency)) else 1

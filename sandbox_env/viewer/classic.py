@@ -1,0 +1,186 @@
+"""The loader of classic runs: what vf-eval 0.3.x saves (`results.jsonl`, `metadata.json`).
+
+One JSON object a line, as verifiers' `state_to_output` writes it: `example_id`,
+`prompt` and `completion` (chat messages; a tool call is saved as a JSON *string*
+holding {"id", "name", "arguments"}, the arguments again a JSON string), `info` (a dict,
+or a JSON string in older runs), `reward`, `error`, `stop_condition`, `metrics` and the
+same metrics flattened to the top level, and every `-C` state column (`grade` when
+`websandbox eval` or `-C grade` made the run).
+
+Tolerance, because runs outlive the code that wrote them: blank, malformed and
+non-object lines are skipped and counted in `problems`; a row without `grade` still
+shows its transcript, reward and the `scoring_error`/`tampered` metrics; tool calls in
+the OpenAI shape ({"function": {"name", "arguments"}}) read the same as the flat one;
+content given as a list of parts is joined; a missing or unreadable metadata.json is a
+problem, not a failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from sandbox_env.viewer.record import Run
+
+RESULTS = "results.jsonl"
+METADATA = "metadata.json"
+META_KEYS = ("env_id", "env_args", "model", "num_examples", "rollouts_per_example", "time", "avg_reward",
+             "date", "version_info", "sampling_args")  # fmt: skip
+
+
+def _maybe_json(value: Any) -> Any:
+    """A JSON string decoded; anything else (or a string that is not JSON) as it is."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text: parts joined, images named, None empty."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        out = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") in (None, "text"):
+                out.append(str(part.get("text", "")))
+            elif isinstance(part, dict):
+                out.append(f"[{part.get('type')}]")
+            else:
+                out.append(str(part))
+        return "".join(out)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def tool_call(raw: Any) -> dict[str, Any]:
+    """{"id", "name", "arguments"} from a saved tool call (a JSON string or a dict, flat or OpenAI-shaped)."""
+    call = _maybe_json(raw)
+    if not isinstance(call, dict):
+        return {"id": "", "name": "?", "arguments": call}
+    fn = call.get("function") if isinstance(call.get("function"), dict) else call
+    return {"id": str(call.get("id") or ""), "name": str(fn.get("name") or "?"),
+            "arguments": _maybe_json(fn.get("arguments"))}  # fmt: skip
+
+
+def message(raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        return {"role": "?", "content": content_text(raw)}
+    out: dict[str, Any] = {"role": str(raw.get("role") or "?"), "content": content_text(raw.get("content"))}
+    calls = raw.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        out["tool_calls"] = [tool_call(c) for c in calls]
+    if raw.get("tool_call_id"):
+        out["tool_call_id"] = str(raw["tool_call_id"])
+    reasoning = raw.get("reasoning_content") or raw.get("reasoning")
+    if reasoning:
+        out["reasoning"] = content_text(reasoning)
+    return out
+
+
+def messages(raw: Any) -> list[dict[str, Any]]:
+    if raw is None:
+        return []
+    if isinstance(raw, str):  # a completion-only environment saves text
+        return [{"role": "assistant", "content": raw}]
+    return [message(m) for m in raw] if isinstance(raw, list) else [message(raw)]
+
+
+def _error_text(error: Any) -> str | None:
+    if not error:
+        return None
+    if isinstance(error, dict):
+        return str(error.get("error_chain_str") or error.get("error_chain_repr") or error.get("message")
+                   or json.dumps(error, ensure_ascii=False))  # fmt: skip
+    return str(error)
+
+
+def _flag(row: dict[str, Any], metrics: dict[str, Any], name: str) -> bool:
+    value = metrics.get(name, row.get(name))
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0 or value is True
+
+
+def rollout(row: dict[str, Any], n: int, prompt_key: str) -> dict[str, Any]:
+    """One saved row as a viewer record (record.py lists the keys)."""
+    info = _maybe_json(row.get("info"))
+    info = info if isinstance(info, dict) else {}
+    grade = _maybe_json(row.get("grade"))
+    grade = grade if isinstance(grade, dict) else None
+    metrics = row.get("metrics") if isinstance(row.get("metrics"), dict) else {}
+    metrics = {k: v for k, v in metrics.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    scoring_error = grade.get("scoring_error") if grade else None
+    if not scoring_error and _flag(row, metrics, "scoring_error"):
+        scoring_error = "the scoring_error metric is set (the run saved no grade that says why)"
+    reward = row.get("reward")
+    return {
+        "n": n,
+        "example_id": row.get("example_id"),
+        "family": str(info.get("family") or row.get("task") or "?"),
+        "task_id": str(info.get("task_id") or f"example {row.get('example_id', n)}"),
+        "difficulty": info.get("difficulty"),
+        "category": info.get("category"),
+        "reward": float(reward) if isinstance(reward, int | float) and not isinstance(reward, bool) else None,
+        "scoring_error": str(scoring_error) if scoring_error else None,
+        "tampered": bool(grade and grade.get("tampered")) or _flag(row, metrics, "tampered"),
+        "error": _error_text(row.get("error")),
+        "grade": grade,
+        "prompt": prompt_key,
+        "completion": messages(row.get("completion")),
+        "stop": row.get("stop_condition"),
+        "metrics": metrics,
+    }
+
+
+def read_jsonl(path: Path, problems: list[str]) -> list[dict[str, Any]]:
+    """Objects from a JSONL file; lines that are blank, not JSON or not objects are skipped and reported."""
+    rows = []
+    with path.open("rb") as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except (UnicodeDecodeError, ValueError) as exc:
+                problems.append(f"{path.name} line {number} skipped: not JSON ({exc})")
+                continue
+            if not isinstance(row, dict):
+                problems.append(f"{path.name} line {number} skipped: a {type(row).__name__}, not an object")
+                continue
+            rows.append(row)
+    return rows
+
+
+def read_metadata(path: Path, problems: list[str]) -> dict[str, Any]:
+    if not path.is_file():
+        problems.append(f"no {path.name} beside {RESULTS}: the run's model and arguments are unknown")
+        return {}
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        problems.append(f"{path.name} is unreadable: {exc}")
+        return {}
+    return {k: meta[k] for k in META_KEYS if k in meta} if isinstance(meta, dict) else {}
+
+
+class ClassicLoader:
+    name = "classic (vf-eval 0.3.x results.jsonl)"
+
+    def detect(self, path: Path) -> bool:
+        return (path / RESULTS).is_file()
+
+    def read(self, path: Path) -> Run:
+        problems: list[str] = []
+        meta = read_metadata(path / METADATA, problems)
+        run = Run(format="classic", source=str(path), meta=meta, problems=problems)
+        for n, row in enumerate(read_jsonl(path / RESULTS, problems)):
+            prompt = messages(row.get("prompt"))
+            key = hashlib.sha1(json.dumps(prompt, sort_keys=True).encode()).hexdigest()[:16]
+            run.prompts.setdefault(key, prompt)
+            run.rollouts.append(rollout(row, n, key))
+        return run

@@ -1,0 +1,90 @@
+"""One run as one self-contained HTML file: the page template, its CSS and JS, and the run as JSON.
+
+The run travels as a single `<script type="application/json">` block that the page's
+script parses once; `<`, `>` and `&` are written as JSON escapes, so no transcript text
+can close the block or open a tag. Non-finite floats become null (JSON has no NaN).
+The Content-Security-Policy allows no network request and only the viewer's own
+script and style, named by their SHA-256, so the page runs nothing a transcript holds
+even if a bug put it into the DOM as markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import re
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from sandbox_env.viewer.record import Run
+from sandbox_env.viewer.summary import family_table
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+_MARKER = re.compile(r"@@(TITLE|CSS|JS|DATA|SCRIPT_HASH|STYLE_HASH)@@")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def embed_json(data: Any) -> str:
+    """JSON text safe inside a <script> element: no `<`, `>` or `&` outside escapes."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # NaN or infinity somewhere
+        text = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _csp_hash(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def _html_text(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def page_data(run: Run) -> dict[str, Any]:
+    """What the page reads: the run as plain data, with its per-family table."""
+    data = asdict(run)
+    data["families"] = family_table(run.rollouts)
+    return data
+
+
+def title_of(run: Run) -> str:
+    model = run.meta.get("model")
+    return f"websandbox run: {model}" if model else f"websandbox run: {Path(run.source).name}"
+
+
+def render_html(run: Run) -> str:
+    """The whole report as one string."""
+    css = (ASSETS / "viewer.css").read_text()
+    js = (ASSETS / "viewer.js").read_text()
+    if "</script" in js.lower() or "</style" in css.lower():
+        raise ValueError("the viewer's assets must not contain </script or </style")
+    parts = {
+        "TITLE": _html_text(title_of(run)),
+        "CSS": css,
+        "JS": js,
+        "DATA": embed_json(page_data(run)),
+        "SCRIPT_HASH": _csp_hash(js),
+        "STYLE_HASH": _csp_hash(css),
+    }
+    template = (ASSETS / "page.html").read_text()
+    return _MARKER.sub(lambda m: parts[m.group(1)], template)  # one pass: inserted text is never rescanned
+
+
+def write_report(run: Run, out: Path) -> Path:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_html(run), encoding="utf-8")
+    return out

@@ -1,0 +1,172 @@
+"""The run viewer in a real browser: Debian's headless Chromium, driven by selenium.
+
+The report of the fixture run (tests/fixtures/view_run/, described in test_viewer.py) is
+opened from disk and the assertions read the DOM: the rows, the filters and the search
+box, an opened transcript with its tool calls and outputs, the first differing orm cell,
+and transcript markup shown as text and never run. A screenshot goes to tests/artifacts/.
+When the checkout holds a real run (test_vf_eval.py makes some), its report is opened too.
+
+Without a browser these tests are skipped locally; under CI=true that is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from sandbox_env.viewer import load_run, write_report
+from sandbox_env.viewer.headless import BrowserMissing, console_errors, open_report, start_chromium
+from sandbox_env.viewer.runs import EVALS, runs_under
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURE = Path(__file__).parent / "fixtures" / "view_run"
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        driver = start_chromium(1280, 900)
+    except BrowserMissing as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true and no headless browser: {exc}")
+        pytest.skip(str(exc))
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    run = load_run(FIXTURE)
+    run.source = str(FIXTURE.relative_to(REPO))  # as a reader in the checkout would name it
+    return write_report(run, tmp_path_factory.mktemp("view") / "report.html")
+
+
+def css(driver, selector: str) -> list:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def tasks_shown(driver) -> list[str]:
+    return [row.find_element("css selector", "td.task").text for row in css(driver, "tr.rollout")]
+
+
+def choose(driver, select_id: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", select_id)).select_by_value(value)
+
+
+def open_rollout(driver, task_id: str):
+    row = next(r for r in css(driver, "tr.rollout") if r.find_element("css selector", "td.task").text == task_id)
+    row.click()
+    detail = row.find_element("xpath", "following-sibling::tr[1]")
+    assert "detail" in detail.get_attribute("class")
+    return row, detail
+
+
+def test_every_rollout_has_a_row_and_each_family_a_line(browser, report):
+    open_report(browser, report)
+    assert len(css(browser, "tr.rollout")) == 8
+    assert browser.find_element("id", "count").text == "8 rollouts"
+    lines = [[td.text for td in tr.find_elements("css selector", "td")] for tr in css(browser, "#families tbody tr")]
+    assert lines[0] == ["django", "2", "0", "0", "0", "1", "0"]
+    assert lines[2] == ["orm", "4", "0.25", "1", "0", "0", "1"]
+    assert lines[-1][:2] == ["all", "8"]
+    assert "1 problem(s) reading this run" in browser.find_element("id", "run-meta").text
+    assert console_errors(browser) == []
+
+
+def test_filters_and_the_search_box_hide_the_rows_that_do_not_match(browser, report):
+    open_report(browser, report)
+    choose(browser, "f-family", "orm")
+    assert tasks_shown(browser) == ["orm_adv_02", "orm_adv_01", "orm_adv_08", "orm_agg_03"]
+    choose(browser, "f-score", "1")
+    assert tasks_shown(browser) == ["orm_adv_02"]
+    assert browser.find_element("id", "count").text == "1 of 8 rollouts"
+    choose(browser, "f-family", "")
+    choose(browser, "f-score", "")
+    choose(browser, "f-scoring-error", "yes")
+    assert tasks_shown(browser) == ["fastapi_enum_path"]
+    choose(browser, "f-scoring-error", "")
+    choose(browser, "f-tampered", "yes")
+    assert tasks_shown(browser) == ["dj02"]
+    choose(browser, "f-tampered", "")
+    choose(browser, "f-task", "dj01")
+    assert tasks_shown(browser) == ["dj01"]
+    choose(browser, "f-task", "")
+    browser.find_element("id", "f-search").send_keys("SameSite")
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 5).until(lambda d: len(css(d, "tr.rollout")) < 8)
+    assert tasks_shown(browser) == ["fastapi_cookies"]
+
+
+def test_an_opened_rollout_shows_its_tool_calls_outputs_answer_and_the_first_differing_orm_cell(browser, report):
+    open_report(browser, report)
+    row, detail = open_rollout(browser, "orm_adv_01")
+    marked = detail.find_elements("css selector", "td.diff")
+    assert [td.text for td in marked] == ['"Hollow Crown Rising"', '"Red River Ledger"']
+    for td in marked:  # row 0, column 1 on both sides (the first cell is the row number)
+        assert td.find_element("xpath", "..").find_elements("css selector", "td")[2] == td
+        assert td.find_element("xpath", "../td[1]").text == "0"
+    captions = [c.text for c in detail.find_elements("css selector", "table.rows caption")]
+    assert captions == ["expected (9 rows)", "received (9 rows)"]
+    calls = detail.find_elements("css selector", ".msg.assistant .call")
+    assert "tool call: execute_code" in calls[0].text and "Book.objects.count()" in calls[0].text
+    outputs = detail.find_elements("css selector", ".msg.tool")
+    assert outputs[0].find_element("css selector", "pre").text == "60"
+    assert "of execute_code" in outputs[0].text
+    assert detail.find_element("css selector", ".msg.final pre").text == "I left result as a list of tuples."
+    browser.set_window_size(1280, 1500)  # the page top (family table, filters) and the opened rollout
+    browser.execute_script("window.scrollTo(0, 0)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    assert browser.save_screenshot(str(ARTIFACTS / "viewer.png"))
+    row.click()
+    assert css(browser, "tr.detail") == []
+
+
+def test_django_and_fastapi_grades_name_the_failing_tests_and_requests(browser, report):
+    open_report(browser, report)
+    _, django = open_rollout(browser, "dj01")
+    failing = django.find_element("css selector", ".failing")
+    assert "6 failing test(s)" in failing.text
+    assert "AssertionError: assert {'desk', 'lamp', 'retired'}" in failing.find_element("css selector", "pre.assertion").text
+    _, fastapi = open_rollout(browser, "fastapi_cookies")
+    item = fastapi.find_element("css selector", ".failing .test")
+    assert item.find_element("css selector", ".request").text == "step 1: POST /login?user=alice"
+    assert "got ['session_id=alice; Path=/; SameSite=lax']" in item.find_element("css selector", "ul.problems").text
+
+
+def test_markup_in_a_transcript_is_shown_as_text_and_never_run(browser, report):
+    open_report(browser, report)
+    _, detail = open_rollout(browser, "dj02")
+    assert "<img src=x onerror=" in detail.find_element("css selector", ".msg.tool pre").text
+    assert detail.find_elements("css selector", "img") == []
+    assert browser.execute_script("return window.pwned === undefined")
+    assert "All tests pass now <b>for sure</b>." in detail.text
+    assert console_errors(browser) == []
+
+
+def test_a_real_run_of_this_checkout_opens_with_a_row_for_every_rollout(browser, tmp_path):
+    runs = runs_under(REPO / EVALS)
+    if not runs:
+        pytest.skip("no saved run in this checkout (websandbox eval makes one)")
+    run_dir = max(runs, key=lambda p: (p / "results.jsonl").stat().st_mtime)
+    lines = [ln for ln in (run_dir / "results.jsonl").read_text().splitlines() if ln.strip()]
+    report = write_report(load_run(run_dir), tmp_path / "report.html")
+    open_report(browser, report)
+    browser.execute_script(  # rows come a page at a time: ask for every page
+        "let b; while ((b = document.querySelector('tr.more button'))) b.click();"
+    )
+    rows = css(browser, "tr.rollout")
+    assert len(rows) == len(lines)
+    first = json.loads(lines[0])
+    assert rows[0].find_element("css selector", "td.task").text == (first.get("info") or {}).get("task_id")
+    assert console_errors(browser) == []
