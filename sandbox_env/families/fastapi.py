@@ -138,7 +138,7 @@ class FastAPIFamily:
         request = {
             "sessions": [[request_of(t) for t in session] for session in layout],
             "request_timeout": task.grading.get("request_timeout", REQUEST_TIMEOUT),
-            "deadline": max(3.0, timeout - max(5.0, 0.15 * timeout)),
+            "deadline": max(3.0, timeout - max(10.0, 0.25 * timeout)),  # room to report when starved
         }
         try:
             result, report = await grader.run_program("http_driver.py", request, files, timeout=timeout)

@@ -149,7 +149,7 @@ def _grader_pids():
 """
 
 
-async def grade_fastapi(backend, image, source: str, timeout: float = 60, task: str = TASK, **grading):
+async def grade_fastapi(backend, image, source: str, timeout: float = 150, task: str = TASK, **grading):
     row = FASTAPI.compile_task(FASTAPI_TASKS / task)
     if grading:
         row = dataclasses.replace(row, grading={**row.grading, **grading})
