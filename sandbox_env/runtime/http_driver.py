@@ -58,6 +58,7 @@ import json  # noqa: E402
 import re  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
+import stat  # noqa: E402
 import subprocess  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
@@ -289,13 +290,30 @@ def how_it_ended(pid: int) -> str:
 
 
 def log_tail(path: str, limit: int = 1500) -> str:
+    """The end of an app's log; anything but a regular file (an app may plant a FIFO) reads as empty."""
     try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, fh.tell() - limit))
-            return fh.read().decode("utf-8", "replace").strip()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError:
         return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        size = os.lseek(fd, 0, os.SEEK_END)
+        os.lseek(fd, max(0, size - limit), os.SEEK_SET)
+        return os.read(fd, limit).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
+def fresh_file(path: str) -> None:
+    """Remove whatever an earlier app left at `path` (a FIFO, a symlink, a socket) and make an empty file."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
 
 
 _EXCEPTION_LINE = re.compile(r"^[\w.]*(Error|Exception|Exit|Interrupt)\b.*")
@@ -399,6 +417,11 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
     """One session in a fresh app process; False when the run cannot go on (the app does not import)."""
     sock, log = f"{RUN_DIR}/s{n}.sock", f"{RUN_DIR}/s{n}.log"
     sweep(KEEP)  # whatever an earlier session left running
+    fresh_file(log)
+    try:
+        os.unlink(sock)
+    except FileNotFoundError:
+        pass
     pump()
     mark = len(events.items)
     if host.poll() is not None:

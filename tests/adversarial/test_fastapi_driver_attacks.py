@@ -211,3 +211,53 @@ async def test_killing_the_process_host_fails_later_sessions_only(backend, image
     assert g.scoring_error is None and not g.tampered, g.reason
     assert g.score < 1.0
     assert any("killed" in c["detail"] for c in g.checks if not c["passed"]), g.checks
+
+
+# Files planted where Python, pytest or the driver might load them: next to app.py, in the grader
+# programs' folder, and in the driver's run folder (FIFOs and symlinks where it reads the app's logs).
+# If any of them ever runs, it leaves a marker, and from then on the app answers like the oracle:
+# a score above zero would mean a plant was loaded.
+PLANT = "import pathlib; pathlib.Path('/tmp/plant-loaded').write_text(__name__)\n"
+PLANT_FILES = {"sitecustomize.py": PLANT, "usercustomize.py": PLANT, "conftest.py": PLANT,
+               "zz_forge.pth": "import os; " + PLANT.replace("\n", ""), "httpx.py": PLANT, "uvicorn.py": PLANT}  # fmt: skip
+PLANTED_EVERYWHERE = (
+    BROKEN_APP
+    + ORACLE
+    + f"""
+import os as _os
+import pathlib as _pathlib
+
+for _folder in ("/workspace", "/tmp/websandbox-grader", "/tmp/websandbox-http"):
+    for _name, _text in {PLANT_FILES!r}.items():
+        try:
+            _pathlib.Path(_folder, _name).write_text(_text)
+        except OSError:
+            pass
+for _n in range(1, 12):
+    for _path in (f"/tmp/websandbox-http/s{{_n}}.log", f"/tmp/websandbox-http/s{{_n}}.sock"):
+        try:
+            _os.mkfifo(_path)
+        except OSError:
+            pass
+if _pathlib.Path("/tmp/plant-loaded").exists():
+    _inner = app
+
+    async def app(scope, receive, send):
+        await _oracle.app(scope, receive, send)
+"""
+)
+
+
+async def test_files_planted_next_to_app_py_in_the_grader_folder_and_the_run_folder_never_load(backend, image):
+    from attack_kit import FASTAPI_TASKS, TASK
+
+    from sandbox_env.families.fastapi import FAMILY as FASTAPI
+    from sandbox_env.verify.scripted import scripted_rollout
+
+    planted_at_grading = await grade_fastapi(backend, image, PLANTED_EVERYWHERE)
+    assert_zero(planted_at_grading, tampered=False)
+    row = FASTAPI.compile_task(FASTAPI_TASKS / TASK)
+    writes = "\n".join(f"cat > /workspace/{name} <<'EOF'\n{text}EOF" for name, text in PLANT_FILES.items())
+    command = f"{writes}\ncat > /workspace/app.py <<'EOF'\n{BROKEN_APP}EOF\n"
+    run = await scripted_rollout(backend, image, row, [{"tool": "bash", "args": {"command": command}}])
+    assert_zero(run.grade, tampered=False)
