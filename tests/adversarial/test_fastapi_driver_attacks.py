@@ -218,8 +218,11 @@ async def test_killing_the_process_host_fails_later_sessions_only(backend, image
 # If any of them ever runs, it leaves a marker, and from then on the app answers like the oracle:
 # a score above zero would mean a plant was loaded.
 PLANT = "import pathlib; pathlib.Path('/tmp/plant-loaded').write_text(__name__)\n"
-PLANT_FILES = {"sitecustomize.py": PLANT, "usercustomize.py": PLANT, "conftest.py": PLANT,
-               "zz_forge.pth": "import os; " + PLANT.replace("\n", ""), "httpx.py": PLANT, "uvicorn.py": PLANT}  # fmt: skip
+# Loaded by Python or pytest on their own, from the folder of the program they run.
+AUTOLOADED = {"sitecustomize.py": PLANT, "usercustomize.py": PLANT, "conftest.py": PLANT,
+              "zz_forge.pth": "import os; " + PLANT.replace("\n", "")}  # fmt: skip
+# Modules a grader might import late, planted only where the app itself never imports from.
+LATE_IMPORTS = {f"{name}.py": PLANT for name in ("httpx", "idna", "json", "report_channel", "process_guard", "h11")}
 PLANTED_EVERYWHERE = (
     BROKEN_APP
     + ORACLE
@@ -227,8 +230,10 @@ PLANTED_EVERYWHERE = (
 import os as _os
 import pathlib as _pathlib
 
-for _folder in ("/workspace", "/tmp/websandbox-grader", "/tmp/websandbox-http"):
-    for _name, _text in {PLANT_FILES!r}.items():
+_plants = {{"/workspace": {AUTOLOADED!r}, "/tmp/websandbox-grader": {{**{AUTOLOADED!r}, **{LATE_IMPORTS!r}}},
+           "/tmp/websandbox-http": {{**{AUTOLOADED!r}, **{LATE_IMPORTS!r}}}}}
+for _folder, _files in _plants.items():
+    for _name, _text in _files.items():
         try:
             _pathlib.Path(_folder, _name).write_text(_text)
         except OSError:
@@ -254,10 +259,15 @@ async def test_files_planted_next_to_app_py_in_the_grader_folder_and_the_run_fol
     from sandbox_env.families.fastapi import FAMILY as FASTAPI
     from sandbox_env.verify.scripted import scripted_rollout
 
-    planted_at_grading = await grade_fastapi(backend, image, PLANTED_EVERYWHERE)
+    marker_by_hand = "import pathlib\npathlib.Path('/tmp/plant-loaded').write_text('by hand')\n"
+    planted_at_grading, control = await asyncio.gather(
+        grade_fastapi(backend, image, PLANTED_EVERYWHERE),
+        grade_fastapi(backend, image, marker_by_hand + PLANTED_EVERYWHERE),
+    )
     assert_zero(planted_at_grading, tampered=False)
+    assert control.score == 1.0, control.reason  # the construction works: a loaded plant would show
     row = FASTAPI.compile_task(FASTAPI_TASKS / TASK)
-    writes = "\n".join(f"cat > /workspace/{name} <<'EOF'\n{text}EOF" for name, text in PLANT_FILES.items())
+    writes = "\n".join(f"cat > /workspace/{name} <<'EOF'\n{text}EOF" for name, text in AUTOLOADED.items())
     command = f"{writes}\ncat > /workspace/app.py <<'EOF'\n{BROKEN_APP}EOF\n"
     run = await scripted_rollout(backend, image, row, [{"tool": "bash", "args": {"command": command}}])
     assert_zero(run.grade, tampered=False)
