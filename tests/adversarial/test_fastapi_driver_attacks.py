@@ -238,12 +238,11 @@ for _folder, _files in _plants.items():
             _pathlib.Path(_folder, _name).write_text(_text)
         except OSError:
             pass
-for _n in range(1, 12):
-    for _path in (f"/tmp/websandbox-http/s{{_n}}.log", f"/tmp/websandbox-http/s{{_n}}.sock"):
-        try:
-            _os.mkfifo(_path)
-        except OSError:
-            pass
+for _n in range(1, 12):  # where the driver reads later sessions' logs: a FIFO would block a reader
+    try:
+        _os.mkfifo(f"/tmp/websandbox-http/s{{_n}}.log")
+    except OSError:
+        pass
 if _pathlib.Path("/tmp/plant-loaded").exists():
     _inner = app
 
