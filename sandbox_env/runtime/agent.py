@@ -362,7 +362,9 @@ def main() -> None:
             req = req if isinstance(req, dict) else {}
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         reply["id"] = req.get("id")
-        out.write(json.dumps(reply).encode() + b"\n")
+        # A leading newline ends whatever unterminated junk a sandboxed process wrote into the
+        # stream (pid 1's descriptors are the same stream): the junk becomes a line of its own.
+        out.write(b"\n" + json.dumps(reply).encode() + b"\n")
         out.flush()
     SESSION.stop()
 

@@ -417,11 +417,13 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
     """One session in a fresh app process; False when the run cannot go on (the app does not import)."""
     sock, log = f"{RUN_DIR}/s{n}.sock", f"{RUN_DIR}/s{n}.log"
     sweep(KEEP)  # whatever an earlier session left running
-    fresh_file(log)
     try:
-        os.unlink(sock)
-    except FileNotFoundError:
-        pass
+        fresh_file(log)
+        if os.path.lexists(sock):
+            os.unlink(sock)
+    except OSError as exc:  # e.g. an earlier app filled /tmp
+        out["error"] = f"the app's run folder could not be prepared ({exc}): an earlier session's app left it unusable"
+        return True
     pump()
     mark = len(events.items)
     if host.poll() is not None:

@@ -107,8 +107,11 @@ class AgentChannel:
                 self._sock.sendall(data)
                 deadline = time.monotonic() + timeout
                 while True:
+                    line = self._read_line(deadline)
+                    if not line.strip():
+                        continue  # the agent starts every reply with a newline
                     try:  # whatever a sandboxed process wrote into the stream is skipped, never taken as a reply
-                        reply = json.loads(self._read_line(deadline))
+                        reply = json.loads(line)
                     except ValueError:
                         self.dropped += 1
                         continue
