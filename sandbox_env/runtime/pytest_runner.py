@@ -70,7 +70,7 @@ try:
     guard = Guard(channel, recorder, frozen, WORKSPACE)
     guard.arm()  # identities of what the verdict depends on, before the code under test is imported
     args = [
-        "-p", "pytest_django.plugin", "-p", "no:cacheprovider", "-p", "no:stepwise", "-p", "no:legacypath",
+        "-p", "pytest_django.plugin", "-p", "no:cacheprovider", "-p", "no:stepwise", "-p", "no:legacypath", "--noconftest",
         "-c", ini, "--rootdir", WORKSPACE, "--ds", settings, "--no-migrations",
         "--continue-on-collection-errors", "-q", "--tb=short", "-W", "ignore::pytest.PytestAssertRewriteWarning",
         *tests,
