@@ -1,28 +1,49 @@
 """Django code in a given project tree, decided by a frozen pytest acceptance suite.
 
 A task folder (sandbox_env/tasks/django/<id>/) holds task.toml, tree/ (the project the
-model sees, deliverables present as stubs), tests/ (the frozen acceptance tests, also
-shown to the model so that it can run them), reference/ (the deliverables solved),
-and optionally junk/ (plausible but wrong deliverables) and naive/ (budget tasks:
-correct results, too many queries).
+model sees, deliverables present as stubs), tests/ (the visible acceptance tests, shown
+to the model so that it can run them), hidden/ (held-out acceptance tests of the same
+spec with other data, at least as many; host-only), reference/ (the deliverables
+solved), and optionally junk/ (plausible but wrong deliverables) and naive/ (budget
+tasks: correct results, too many queries; `budget_tests` and `hidden_budget_tests` in
+task.toml name the tests that count queries).
 
 Grading takes only the deliverable files out of the rollout. A fresh container gets the
-pristine tree plus those files; the frozen tests travel on the runner's stdin together
-with canary tests made up here at grading time, and are written just before pytest
-starts. The host knows how every canary must end; a run whose canaries end otherwise
-was tampered with from inside the pytest process and scores 0.0.
+pristine tree plus those files; the suite (visible and hidden tests, each module emitted
+twice with look-alike canaries, see django_suite.py) travels on the runner's stdin and
+is written just before pytest starts. The score counts visible and hidden tests alike:
+1.0 only when every one passes.
 
-Canaries: a module with a random name (must-pass tests, must-fail tests, and must-fail
-query budgets through django_assert_num_queries, django_assert_max_num_queries and
-TestCase.assertNumQueries), plus must-fail tests appended to every frozen file (and budget
-canaries to the files holding budget tests), so that sparing one known file betrays
-itself too. What they catch: patched pytest reporting, disabled query counting, sparing
-whole files. What no in-process scheme stops: code written against this grader that picks
-the real tests out by name or source, or reads the report nonce from the runner's memory.
+Threat model. The policy has read this repository (the grader programs, this module, the
+canary maker), controls every byte of its deliverables and everything in its rollout
+container, and may target this grader specifically. What it cannot see: the hidden tests,
+which canary is which, what each canary must do. The deliverable runs inside the pytest
+process, where nothing is secret and any object can be changed, so the verdict rests on
+evidence that a change cannot avoid leaving:
+- hidden tests: a patch keyed on what the policy knows (the visible tests, by name, file
+  or source) leaves the hidden tests to be passed honestly;
+- canaries that look like the tests (same names, same kind of module paths, a clone with
+  one expected value changed, budget clones running 3+ queries on the app's own tables
+  under a budget of one): a patch keyed on anything observable hits them as often as
+  real tests; a passing canary is evidence only where its original passed (a wrong but
+  honest submission can satisfy a changed value by chance);
+- the runner's guard (runtime/integrity.py): identities and code of everything the
+  verdict depends on, noted before the deliverable is imported; hook and fixture
+  allowlists; the collected test functions; the test files; a witness that compares each
+  query count with the statements SQLite really ran;
+- evidence that leaves the process as it happens: every test's outcome and every guard
+  finding is streamed as a frame; a final report that disagrees with the streamed
+  outcomes, or lacks the guard's section, was forged (django_evidence.py).
+Any of these makes the grade 0.0 and `tampered`. What stays open, on purpose recorded:
+code written against the guard that finds its state with gc and edits it, or patches and
+restores between two checks; a forger that exits before any test ran and guesses which
+of each hidden pair is the canary (it must then also pass every hidden test honestly);
+tests with no editable assertion have no twin (a few visible ones).
 
 Blame: a runner that fails before pytest starts, or pytest failing to start with an error
 that names no deliverable, is a harness fault (scoring_error). A process that dies or hangs
-after the "started" frame, or Django failing to load a deliverable, is the submission's 0.0.
+after the "started" frame, Django failing to load a deliverable, or a test module that does
+not collect (the host compiles every module it makes first) is the submission's 0.0.
 """
 
 from __future__ import annotations
