@@ -104,6 +104,17 @@ def test_canaries_are_clones_named_like_real_tests_in_modules_named_like_real_on
         ast.parse(text, path)
 
 
+def test_a_visible_node_id_is_a_canary_as_often_as_a_real_test():
+    g = _grading("dj01")
+    real = canary = 0
+    for seed in range(40):
+        suite = make_canaries(g, random.Random(seed))
+        at_visible = [n for n in [*suite.real.values(), *suite.canaries] if n.startswith("tests/test_querysets.py::")]
+        real += sum(n in suite.real.values() for n in at_visible)
+        canary += sum(n in suite.canaries for n in at_visible)
+    assert 0.4 < real / (real + canary) < 0.6
+
+
 def test_value_canaries_differ_from_their_original_in_one_assertion_only():
     g = _grading("dj01")
     suite = make_canaries(g, random.Random(3))

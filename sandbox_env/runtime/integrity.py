@@ -432,11 +432,11 @@ class Guard:
         monitoring = getattr(sys, "monitoring", None)
         if monitoring is not None and any(monitoring.get_tool(i) for i in range(6)):
             self.alarm("a sys.monitoring tool was registered")
-        self._check_plugins()
-        self._check_items()
-        self._check_connections()
-        if final:
-            self._check_files()
+        for part in (self._check_plugins, self._check_items, self._check_connections) + ((self._check_files,) if final else ()):
+            try:
+                part()
+            except Exception as exc:  # noqa: BLE001 - a check that cannot run is itself a finding
+                self.alarm(f"{part.__name__} could not run: {type(exc).__name__}: {exc}"[:300])
 
     def _current(self, label: str) -> list[Any] | None:
         lookup = self.lookups.get(label)
