@@ -18,7 +18,8 @@ runner calls `Guard.arm()`, which notes:
   one of these (or of the frozen test modules) was planted;
 - the test files it wrote, to compare with the disk at the end.
 
-It checks, after every test and at the end: the identities above; that the recorder and
+It checks, after every test (the objects and their code objects) and after collection
+and at the end (closures, defaults and code hashes too): the identities above; that the recorder and
 the guard are still registered; every hook implementation and fixture; the test
 functions pytest collected (their code objects); no trace or profile function and no
 sys.monitoring tool; the database connection's own attributes (no instance attribute
@@ -194,32 +195,36 @@ def _code_hash(parts: list[Any]) -> str:
     return h.hexdigest()
 
 
+_FUNCTION_TYPES = (types.FunctionType, types.BuiltinFunctionType)
+
+
 def _functions_of(obj: Any, into: set[int], keep: list[Any], depth: int = 2) -> None:
     """Every function object defined in a module or class dict, by id (the objects are kept alive)."""
     try:
         items = list(vars(obj).values())
     except TypeError:
         return
+    own = obj.__name__ if type(obj) is types.ModuleType else None
     for value in items:
-        found: list[Any] = [value]
-        if _is(value, (staticmethod, classmethod)):
-            found.append(value.__func__)
-        elif _is(value, property):
-            found += [value.fget, value.fset, value.fdel]
-        elif _is(value, functools.cached_property):
-            found.append(value.func)
-        elif type(value).__name__ == "FixtureFunctionDefinition":
-            found.append(vars(value).get("_fixture_function"))
+        kind = type(value)
+        found: tuple[Any, ...] = (value,)
+        if kind is staticmethod or kind is classmethod:
+            found = (value.__func__,)
+        elif kind is property:
+            found = (value.fget, value.fset, value.fdel)
+        elif kind is functools.cached_property:
+            found = (value.func,)
+        elif kind.__name__ == "FixtureFunctionDefinition":
+            found = (vars(value).get("_fixture_function"),)
         for fn in found:
-            if _is(fn, (types.FunctionType, types.BuiltinFunctionType)):
+            if type(fn) in _FUNCTION_TYPES:
                 into.add(id(fn))
                 keep.append(fn)
-                inner = fn.__dict__.get("__wrapped__") if _is(fn, types.FunctionType) else None
-                if _is(inner, types.FunctionType):
+                inner = fn.__dict__.get("__wrapped__") if type(fn) is types.FunctionType else None
+                if type(inner) is types.FunctionType:
                     into.add(id(inner))
                     keep.append(inner)
-        if _is(value, type) and depth > 0 and (_is(obj, type) or value.__module__ == vars(obj).get(
-                "__name__")):  # fmt: skip
+        if depth > 0 and issubclass(kind, type) and (own is None or value.__module__ == own):
             _functions_of(value, into, keep, depth - 1)
 
 
@@ -386,8 +391,8 @@ class Guard:
             self._watch(spec, _resolve(spec), functools.partial(_resolve, spec))
         roots = _trusted_roots()
         for module in list(sys.modules.values()):
-            path = os.path.realpath(getattr(module, "__file__", None) or "/")
-            if path.startswith(roots):
+            path = getattr(module, "__file__", None) or "/"
+            if type(path) is str and path.startswith(roots):
                 _functions_of(module, self.trusted, self._keep)
         for obj in (self, self.recorder):
             _functions_of(type(obj), self.trusted, self._keep)
@@ -412,9 +417,12 @@ class Guard:
 
     # -- checks ---------------------------------------------------------------------------
 
-    def check(self, final: bool = False) -> None:
+    def check(self, final: bool = False, deep: bool = True) -> None:
+        """All checks; `deep=False` (after each test) compares each watched object and its code object only."""
         self.checks += 1
         for label, parts in self.watched.items():
+            if not deep and self._shallow_same(label, parts):
+                continue
             current = self._current(label)
             if current is not None and label in ALTERNATIVES and self._is_alternative(label, current[0]):
                 continue
@@ -437,6 +445,15 @@ class Guard:
                 part()
             except Exception as exc:  # noqa: BLE001 - a check that cannot run is itself a finding
                 self.alarm(f"{part.__name__} could not run: {type(exc).__name__}: {exc}"[:300])
+
+    def _shallow_same(self, label: str, parts: list[Any]) -> bool:
+        try:
+            obj = self.lookups[label]()
+        except Exception:  # noqa: BLE001 - the deep comparison reports it
+            return False
+        if obj is not parts[0]:
+            return False
+        return type(obj) is not types.FunctionType or obj.__code__ is parts[1]
 
     def _current(self, label: str) -> list[Any] | None:
         lookup = self.lookups.get(label)
@@ -551,7 +568,7 @@ class Guard:
         elif report.failed and previous not in ("failed", "error"):
             self.outcomes[nodeid] = "error"
         if report.when == "teardown":
-            self.check()
+            self.check(deep=False)
             self.stream(nodeid, self.outcomes.get(nodeid, "incomplete"))
 
     def pytest_sessionfinish(self, session: Any) -> None:
