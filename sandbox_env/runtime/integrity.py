@@ -228,6 +228,28 @@ def _functions_of(obj: Any, into: set[int], keep: list[Any], depth: int = 2) -> 
             _functions_of(value, into, keep, depth - 1)
 
 
+def _nested_in(fn: Any, trusted: set[int]) -> bool:
+    """A function made at run time by a trusted function (pytest's per-module and per-class fixtures):
+    its code object is one of the code constants of the trusted function its qualified name names."""
+    if type(fn) is not types.FunctionType or "<locals>" not in fn.__qualname__:
+        return False
+    outer: Any = sys.modules.get(fn.__module__)
+    for part in fn.__qualname__.split(".<locals>.")[0].split("."):
+        outer = vars(outer).get(part) if outer is not None and hasattr(outer, "__dict__") else None
+    outer = getattr(outer, "__func__", outer)
+    if type(outer) is not types.FunctionType or id(outer) not in trusted:
+        return False
+    pending = [outer.__code__]
+    while pending:
+        code = pending.pop()
+        for const in code.co_consts:
+            if const is fn.__code__:
+                return True
+            if type(const) is types.CodeType:
+                pending.append(const)
+    return False
+
+
 _MISSING = object()
 
 
@@ -469,7 +491,7 @@ class Guard:
 
     def _allowed(self, fn: Any) -> bool:
         fn = getattr(fn, "__func__", fn)
-        if id(fn) in self.trusted:
+        if id(fn) in self.trusted or _nested_in(fn, self.trusted):
             return True
         code = getattr(fn, "__code__", None)
         module = sys.modules.get(getattr(fn, "__module__", "") or "")
@@ -491,12 +513,18 @@ class Guard:
             for impl in caller.get_hookimpls():
                 if not self._allowed(impl.function):
                     self.alarm(f"a hook implementation of {hook_name} was planted ({impl.plugin_name})")
-        session = self.session
-        manager = getattr(session, "_fixturemanager", None)
-        for name, defs in list(getattr(manager, "_arg2fixturedefs", {}).items()):
-            for d in defs:
-                if not self._allowed(d.func):
-                    self.alarm(f"the fixture {name} was planted or replaced")
+        defs: dict[int, tuple[str, Any]] = {}
+        for parts in self.items.values():  # the fixtures each collected test resolves to
+            for name, found in parts[0]._fixtureinfo.name2fixturedefs.items():
+                defs.update((id(d), (name, d)) for d in found)
+        manager = getattr(self.session, "_fixturemanager", None)
+        for table in ("_arg2node2fixturedefs", "_arg2fixturedefs"):  # every fixture pytest knows (pytest 9, 8)
+            for name, by_node in list(getattr(manager, table, {}).items()):
+                for found in by_node.values() if isinstance(by_node, dict) else [by_node]:
+                    defs.update((id(d), (name, d)) for d in found)
+        for name, d in defs.values():
+            if not self._allowed(d.func):
+                self.alarm(f"the fixture {name} was planted or replaced")
 
     def _check_items(self) -> None:
         for nodeid, parts in self.items.items():
