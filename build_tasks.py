@@ -3,6 +3,7 @@
     python build_tasks.py                     # compile sandbox_env/tasks → sandbox_env/data/tasks.jsonl
     python build_tasks.py --verify            # also run references and controls in real containers
     python build_tasks.py --verify --family orm --task orm_agg_01 --concurrency 4
+    python build_tasks.py --verify --mutants  # also every reference's mutants (sandbox_env/verify/sensitivity.py)
 
 A family may define `async verify_task(folder, task, ctx) -> list[Control]` and
 `summarize(tasks, controls) -> (lines, ok)`; a task whose controls fail does not ship.
@@ -131,18 +132,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--family", action="append", choices=FAMILY_NAMES, help="only this family (repeatable)")
     ap.add_argument("--task", action="append", help="only this task id (repeatable; verify only)")
     ap.add_argument("--concurrency", type=int, default=2, help="tasks verified at once (default 2)")
+    ap.add_argument("--mutants", action="store_true", help="grade every reference's mutants; ends with the sensitivity line")
     args = ap.parse_args(argv)
     rows = compile_all()
     write_dataset(rows)
     print(f"compiled {len(rows)} tasks into {DATA_FILE.relative_to(ROOT)}")
-    if not args.verify:
+    if not args.verify and not args.mutants:
         return 0
     chosen = [r for r in rows if (not args.family or r.family in args.family)
               and (not args.task or r.task_id in args.task)]  # fmt: skip
     if not chosen:
         print("no task matches the filters", file=sys.stderr)
         return 2
-    return 0 if asyncio.run(verify(chosen, args.concurrency)) else 1
+    ok = asyncio.run(verify(chosen, args.concurrency)) if args.verify else True
+    if args.mutants:
+        from sandbox_env.verify.sensitivity import main_mutants
+
+        ok = asyncio.run(main_mutants(chosen, args.concurrency)) and ok
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""Task verification: controls, mutants and sensitivity reports (build_tasks.py --verify)."""
