@@ -1,0 +1,63 @@
+"""Answers correct by an unusual route (`alt_*` controls) must score 1.0: no false negatives.
+
+A grader made sensitive by mutants and bigger fixtures may start failing right answers that
+take another road. Each task may hold such answers, and `build_tasks.py --verify` plays
+every one of them through the real path:
+
+- orm: `alt_*.py` beside reference.py, one execute_code cell each (a Subquery instead of a
+  join, ranks computed in Python, a sort done in Python);
+- fastapi: `alt_*.py` apps, graded as /workspace/app.py (an APIRouter, a class-based
+  dependency, a hand-built response);
+- django: `alt_*/` folders holding deliverables that replace the reference's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+ALT_TIMEOUT = 60
+
+
+def alternatives(family: str, folder: Path) -> dict[str, Any]:
+    """The task's alt answers by name: source text (orm, fastapi) or {path: text} (django)."""
+    if family in ("orm", "fastapi"):
+        return {p.stem: p.read_text() for p in sorted(folder.glob("alt_*.py"))}
+    if family == "django":
+        out = {}
+        for d in sorted(p for p in folder.glob("alt_*") if p.is_dir()):
+            out[d.name] = {p.relative_to(d).as_posix(): p.read_text() for p in sorted(d.rglob("*.py"))}
+        return out
+    return {}
+
+
+async def alternative_controls(folder: Path, task: Any, ctx: Any) -> list[Any]:
+    """One Control per alt answer: ok when it scores exactly 1.0 with no scoring error."""
+    import asyncio
+
+    from build_tasks import Control
+    from sandbox_env.grading import Grader
+    from sandbox_env.rollout import grade_final, scripted_rollout
+
+    alts = alternatives(task.family, folder)
+    if not alts:
+        return []
+
+    async def one(source: Any) -> Any:
+        if task.family == "orm":
+            calls = [{"tool": "execute_code", "args": {"code": source}}]
+            return (await scripted_rollout(ctx.client, ctx.image, task, calls, timeout=ALT_TIMEOUT)).grade
+        grader = Grader(ctx.client, ctx.image)
+        if task.family == "fastapi":
+            return await grade_final(task, {"files": {"app.py": source}}, grader)
+        from sandbox_env.families.django import FAMILY
+
+        return await grade_final(task, {"files": {**FAMILY.solution_files(folder), **source}}, grader)
+
+    grades = await asyncio.gather(*(one(s) for s in alts.values()))
+    controls = []
+    for name, g in zip(alts, grades, strict=True):
+        failing = [f"{c['name']}: {c['detail']}" for c in g.checks if not c["passed"]][:2]
+        detail = g.reason + (" | " + " | ".join(failing) if failing and g.score < 1.0 else "")
+        controls.append(Control(name, g.score, g.score == 1.0 and not g.scoring_error and not g.tampered, detail))
+    return controls
