@@ -165,9 +165,7 @@ def _order_edits(keys: list[ast.AST], rebuild: Callable[[list[ast.AST]], ast.AST
     for i, key in enumerate(keys):
         flipped = _flip_order_key(key)
         if flipped is not None:
-            yield f"key {i + 1} {ast.unparse(key)}->{ast.unparse(flipped)}", rebuild(
-                [*keys[:i], flipped, *keys[i + 1 :]]
-            )
+            yield f"key {i + 1} {ast.unparse(key)}->{ast.unparse(flipped)}", rebuild([*keys[:i], flipped, *keys[i + 1 :]])
     for i in range(1, len(keys)):
         yield f"drop tiebreak {ast.unparse(keys[i])}", rebuild([*keys[:i], *keys[i + 1 :]])
 
@@ -198,8 +196,9 @@ def op_order(node: ast.AST, ctx: Context) -> Iterator[Edit]:
         else:
             flipped = _flip_order_key(seq)
             if flipped is not None:
-                yield f"order_by {ast.unparse(seq)}->{ast.unparse(flipped)}", _with_keyword(
-                    node, i, ast.keyword("order_by", flipped)
+                yield (
+                    f"order_by {ast.unparse(seq)}->{ast.unparse(flipped)}",
+                    _with_keyword(node, i, ast.keyword("order_by", flipped)),
                 )
 
 
@@ -322,7 +321,7 @@ def op_slice(node: ast.AST, ctx: Context) -> Iterator[Edit]:
 
 PARAM_CALLS = {"Query", "Path", "Body", "Field", "Header", "Cookie", "Form", "File"}
 CONSTRAINTS = {"ge", "le", "gt", "lt", "min_length", "max_length", "pattern", "regex", "multiple_of",
-               "max_digits", "decimal_places"}  # fmt: skip
+               "max_digits", "decimal_places", "embed", "convert_underscores"}  # fmt: skip
 ROUTE_METHODS = {"get", "post", "put", "patch", "delete", "head", "options", "api_route", "route", "websocket"}
 
 
@@ -452,8 +451,9 @@ def op_exclude(node: ast.AST, ctx: Context) -> Iterator[Edit]:
         return
     for i, kw in enumerate(node.keywords):
         if kw.arg in EXCLUDE_FLIPS:
-            yield f"{kw.arg}->{EXCLUDE_FLIPS[kw.arg]}", _with_keyword(
-                node, i, ast.keyword(EXCLUDE_FLIPS[kw.arg], copy.deepcopy(kw.value))
+            yield (
+                f"{kw.arg}->{EXCLUDE_FLIPS[kw.arg]}",
+                _with_keyword(node, i, ast.keyword(EXCLUDE_FLIPS[kw.arg], copy.deepcopy(kw.value))),
             )
 
 
@@ -465,9 +465,13 @@ def op_header_cookie_name(node: ast.AST, ctx: Context) -> Iterator[Edit]:
     """Each header or cookie name changed, where it is read and where it is written."""
     # parameters read from a header or cookie: the alias changed, or one given that differs
     if isinstance(node, ast.arg):
-        for sub in _preorder(node.annotation) if node.annotation is not None else ():
+        for k, sub in enumerate(_preorder(node.annotation) if node.annotation is not None else ()):
             if _call_name(sub) in ("Header", "Cookie"):
-                yield from _alias_edits(sub, node.arg)
+                for detail, new_call in _alias_edits(sub, node.arg):
+                    new = copy.deepcopy(node)
+                    target = next(n for i, n in enumerate(_preorder(new.annotation)) if i == k)
+                    target.keywords = new_call.keywords
+                    yield detail, new
         return
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         args = node.args
@@ -516,8 +520,9 @@ def op_header_cookie_name(node: ast.AST, ctx: Context) -> Iterator[Edit]:
                     if key is not None and _const(key, str):
                         new_dict = copy.deepcopy(kw.value)
                         new_dict.keys[j] = ast.Constant(_renamed(key.value))
-                        yield f"header name {key.value!r}->{new_dict.keys[j].value!r}", _with_keyword(
-                            node, i, ast.keyword("headers", new_dict)
+                        yield (
+                            f"header name {key.value!r}->{new_dict.keys[j].value!r}",
+                            _with_keyword(node, i, ast.keyword("headers", new_dict)),
                         )
 
 
@@ -525,8 +530,9 @@ def _alias_edits(call: ast.Call, param: str) -> Iterator[tuple[str, ast.Call]]:
     for i, kw in enumerate(call.keywords):
         if kw.arg in ("alias", "validation_alias") and _const(kw.value, str):
             renamed = ast.keyword(kw.arg, ast.Constant(_renamed(kw.value.value)))
-            yield f"{_call_name(call).lower()} {param} alias {kw.value.value!r}->{renamed.value.value!r}", _with_keyword(
-                call, i, renamed
+            yield (
+                f"{_call_name(call).lower()} {param} alias {kw.value.value!r}->{renamed.value.value!r}",
+                _with_keyword(call, i, renamed),
             )
             return
     name = param.replace("_", "-") if _call_name(call) == "Header" else param
