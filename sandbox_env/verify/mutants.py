@@ -599,7 +599,8 @@ def op_compare(node: ast.AST, ctx: Context) -> Iterator[Edit]:
         if other is not None:
             new = copy.deepcopy(node)
             new.ops[i] = other()
-            yield f"{type(op).__name__}->{other.__name__}", new
+            which = f"op {i + 1} " if len(node.ops) > 1 else ""
+            yield f"{which}{type(op).__name__}->{other.__name__}", new
 
 
 def _is_atomic(node: ast.AST) -> bool:
