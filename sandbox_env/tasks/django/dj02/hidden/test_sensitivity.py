@@ -32,3 +32,13 @@ def test_password_of_8_characters_is_accepted_and_7_refused_with_min_length():
     form = SignupForm(data=data(password="abcdefg", password_confirm="abcdefg"))
     assert not form.is_valid()
     assert codes(form, "password") == ["min_length"]
+
+
+@pytest.mark.django_db
+def test_a_taken_username_is_found_whatever_its_stored_case():
+    from accounts.models import Member
+
+    Member.objects.create(username="Alice_1", email="old@example.com")
+    form = SignupForm(data=data(username="alice_1"))
+    assert not form.is_valid()
+    assert codes(form, "username") == ["taken"]
