@@ -21,6 +21,7 @@ from pathlib import Path
 
 from sandbox_env.families import FAMILY_NAMES, get_family
 from sandbox_env.families.base import TaskRow
+from sandbox_env.verify.coverage import coverage_controls
 from sandbox_env.verify.variants import variant_controls
 
 ROOT = Path(__file__).resolve().parent
@@ -96,6 +97,7 @@ async def verify(rows: list[TaskRow], concurrency: int) -> bool:
             try:
                 controls = await fam.verify_task(folder, row, ctx)
                 controls += await variant_controls(folder, row, ctx)
+                controls += coverage_controls(folder, row)
             except Exception as exc:  # noqa: BLE001 - report and go on with the rest
                 controls = [Control("verify", 0.0, False, f"{type(exc).__name__}: {exc}")]
             results[row.task_id] = controls
