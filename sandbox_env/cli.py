@@ -38,14 +38,17 @@ def _free_port(host: str) -> int:
         return s.getsockname()[1]
 
 
-def start_policy_server(policy: str, script: Path | None, host: str, port: int):
-    """Serve the policy in a background thread; returns (server, base_url)."""
+def start_policy_server(policy: str, script: Path | None, host: str, port: int, tokens: bool = False):
+    """Serve the policy in a background thread; returns (server, base_url).
+
+    `tokens`: whole responses carry token ids and logprobs as vLLM returns them.
+    """
     import uvicorn
 
     from sandbox_env.policy.policies import make_policy
     from sandbox_env.policy.server import create_app
 
-    app = create_app(make_policy(policy, script))
+    app = create_app(make_policy(policy, script), tokens=tokens)
     port = port or _free_port(host)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True, name="policy-server")
@@ -59,7 +62,7 @@ def start_policy_server(policy: str, script: Path | None, host: str, port: int):
 
 
 def cmd_policy_serve(args: argparse.Namespace) -> int:
-    server, url = start_policy_server(args.policy, args.script, args.host, args.port)
+    server, url = start_policy_server(args.policy, args.script, args.host, args.port, tokens=args.tokens)
     print(f"serving the {args.script or args.policy} policy at {url} (Ctrl-C to stop)", flush=True)
     try:
         while True:
@@ -184,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--script", type=Path, help="a JSON file mapping task ids to tool calls and a final message")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--tokens", action="store_true", help="return token ids and logprobs as vLLM does")
     s.set_defaults(func=cmd_policy_serve)
 
     p = sub.add_parser("eval", help="the main job: vf-eval over every task against a scripted policy")

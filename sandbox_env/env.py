@@ -16,18 +16,10 @@ from sandbox_env.grading import Grader
 from sandbox_env.rollout import grade_final
 from sandbox_env.sandbox.docker_backend import DockerSandboxClient, Limits
 from sandbox_env.sandbox.handle import Sandbox
+from sandbox_env.system_prompt import SYSTEM_PROMPT
 from sandbox_env.tools import DEFAULT_OUTPUT_CAP, run_bash, run_code
 
 logger = logging.getLogger("websandbox")
-
-SYSTEM_PROMPT = """\
-You work inside a Linux sandbox (no network) as an unprivileged user, in /workspace.
-Python 3.13 with Django 6 and FastAPI is installed. You have two tools:
-- bash(command): run a shell command in /workspace; its output and exit code come back.
-- execute_code(code): run Python in a persistent session; variables stay between calls,
-  prints and the value of a last expression come back.
-Each call has a time limit and its output is capped. Do the task, check your work with
-the tools, and when you are done, answer with a short message and no tool call."""
 
 _PUBLIC_ARGS = {"bash": {"command": str}, "execute_code": {"code": str}}
 

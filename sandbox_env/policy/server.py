@@ -1,4 +1,10 @@
-"""An OpenAI-compatible chat-completions endpoint that plays a scripted policy (non-streaming)."""
+"""An OpenAI-compatible chat-completions endpoint that plays a scripted policy.
+
+Answers whole responses, or Server-Sent Events when the request asks `stream`
+(verifiers v1's harnesses always stream; its eval client relays the stream).
+With `tokens=True` a whole response also carries token ids and logprobs shaped as
+vLLM returns them (policy/tokens.py), which the classic trainer path reads.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
 from sandbox_env.policy.policies import Policy
+from sandbox_env.policy.tokens import token_fields
 
 
 class ChatRequest(BaseModel):
@@ -29,8 +36,32 @@ def _error(status: int, message: str, kind: str = "invalid_request_error") -> JS
     return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status)
 
 
-def create_app(policy: Policy) -> Starlette:
-    async def chat(request: Request) -> JSONResponse:
+def _sse(chunks: list[dict[str, Any]]):
+    async def events():
+        for chunk in chunks:
+            yield f"data: {json.dumps(chunk)}\n\n".encode()
+        yield b"data: [DONE]\n\n"
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+def _stream_chunks(head: dict[str, Any], message: dict[str, Any], finish: str, usage: dict[str, Any],
+                   include_usage: bool) -> list[dict[str, Any]]:  # fmt: skip
+    """The response as chat.completion.chunk events: role and content, tool calls, finish, usage."""
+    base = {**head, "object": "chat.completion.chunk"}
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content") or ""}
+    chunks = [{**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}]
+    for i, call in enumerate(message.get("tool_calls") or []):
+        tool_delta = {"tool_calls": [{"index": i, **call}]}
+        chunks.append({**base, "choices": [{"index": 0, "delta": tool_delta, "finish_reason": None}]})
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    if include_usage:
+        chunks.append({**base, "choices": [], "usage": usage})
+    return chunks
+
+
+def create_app(policy: Policy, tokens: bool = False) -> Starlette:
+    async def chat(request: Request) -> JSONResponse | StreamingResponse:
         try:
             body = await request.json()
         except ValueError:
@@ -39,8 +70,6 @@ def create_app(policy: Policy) -> Starlette:
             req = ChatRequest.model_validate(body)
         except ValidationError as exc:
             return _error(400, f"invalid chat completion request: {exc.errors(include_url=False)}")
-        if req.stream:
-            return _error(400, "streaming is not supported by this server: send stream=false")
         if not req.messages:
             return _error(400, "messages must not be empty")
         offered = {t.get("function", {}).get("name") for t in req.tools or []}
@@ -56,17 +85,20 @@ def create_app(policy: Policy) -> Starlette:
                 "function": {"name": step.tool, "arguments": json.dumps(step.args)},
             }]  # fmt: skip
             finish = "tool_calls"
-        completion_tokens = max(1, len(json.dumps(message)) // 4)
-        prompt_tokens = max(1, len(json.dumps(req.messages)) // 4)
-        return JSONResponse({
-            "id": f"chatcmpl-{uuid.uuid4().hex}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": req.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
-        })  # fmt: skip
+        prompt_ids, completion_ids, logprobs = token_fields(req.messages, req.tools, message)
+        usage = {"prompt_tokens": len(prompt_ids), "completion_tokens": len(completion_ids),
+                 "total_tokens": len(prompt_ids) + len(completion_ids)}  # fmt: skip
+        head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "created": int(time.time()), "model": req.model}
+        if req.stream:
+            include_usage = bool((getattr(req, "stream_options", None) or {}).get("include_usage"))
+            return _sse(_stream_chunks(head, message, finish, usage, include_usage))
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
+        body: dict[str, Any] = {**head, "object": "chat.completion", "choices": [choice], "usage": usage}
+        if tokens:
+            choice["logprobs"] = logprobs
+            choice["token_ids"] = completion_ids
+            body["prompt_token_ids"] = prompt_ids
+        return JSONResponse(body)
 
     async def models(request: Request) -> JSONResponse:
         return JSONResponse({"object": "list", "data": [{"id": policy.name, "object": "model", "owned_by": "websandbox"}]})
