@@ -110,11 +110,15 @@ def print_table(rows: list[dict], title: str) -> None:
     from rich.table import Table
 
     table = Table(title=title)
-    for col in ("family", "rollouts", "mean reward", "reward 1.0", "scoring errors", "tampered"):
+    cols = ["family", "rollouts", "mean reward", "reward 1.0", "scoring errors", "tampered"]
+    if rows and "errors" in rows[0]:
+        cols.append("errors")
+    for col in cols:
         table.add_column(col, justify="left" if col == "family" else "right")
     for r in rows:
-        table.add_row(r["family"], str(r["rollouts"]), f"{r['reward']:.3f}", str(r["perfect"]),
-                      str(r["scoring_error"]), str(r["tampered"]))  # fmt: skip
+        cells = [r["family"], str(r["rollouts"]), f"{r['reward']:.3f}", str(r["perfect"]),
+                 str(r["scoring_error"]), str(r["tampered"])]  # fmt: skip
+        table.add_row(*cells, *([str(r["errors"])] if "errors" in r else []))
     Console().print(table)
 
 
@@ -150,19 +154,29 @@ def run_eval(policy: str = "reference", script: Path | None = None, concurrency:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from sandbox_env.stack import installed_stack
+
     env_args = json.loads(args.env_args) if args.env_args else {}
     if args.family:
         env_args["family"] = args.family
     leaked_before = leaked_ids()
     t0 = time.perf_counter()
-    code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
+    v1 = installed_stack() == "v1"
+    if v1:
+        from sandbox_env.eval_v1 import family_table_v1, run_eval_v1
+
+        code, run = run_eval_v1(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
+    else:
+        code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
     wall = time.perf_counter() - t0
     if code != 0 or run is None:
         print(f"vf-eval failed (exit code {code})", file=sys.stderr)
         return code or 1
-    print_table(family_table(run / "results.jsonl"), f"{args.script or args.policy} policy, {run.name}")
+    table = family_table_v1(run) if v1 else family_table(run / "results.jsonl")
+    print_table(table, f"{args.script or args.policy} policy, {run.name}" + (" (verifiers v1)" if v1 else ""))
     left = len(leaked_ids() - leaked_before)
-    print(f"saved to {run.relative_to(REPO_ROOT)} (vf-tui / prime eval view read it)")
+    reader = "verifiers.v1.utils.trace_store.read_episodes" if v1 else "verifiers.utils.save_utils.load_outputs"
+    print(f"saved to {run.relative_to(REPO_ROOT)} (read it with {reader})")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return 0 if left == 0 else 1
 

@@ -37,6 +37,7 @@ from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.grading import Grader
 from sandbox_env.image import ensure_image
 from sandbox_env.sandbox.docker_backend import DockerSandboxClient, Limits
+from sandbox_env.sandbox.pool import default_pool_size
 from sandbox_env.sandbox.handle import Sandbox
 from sandbox_env.tools import run_bash, run_code
 
@@ -57,7 +58,7 @@ class SandboxSettings:
     workspace_mb: int = 256
     tmp_mb: int = 256
     network: bool = False
-    pool_size: int = 0
+    pool_size: int | None = None  # None: the classic default, two ready sandboxes per core
     grading_timeout_seconds: float = 90
     timeout_per_command_seconds: float = 30
     output_cap: int = 8000
@@ -74,8 +75,9 @@ class Backend:
         self.settings = settings
         self.image = settings.image or ensure_image(build_if_missing=settings.build_image)
         self.client = DockerSandboxClient(settings.limits())
-        self.client.enable_pool(self.image, settings.pool_size)
-        prewarm = max(1, settings.pool_size // 2) if settings.pool_size > 0 else 0
+        pool_size = default_pool_size() if settings.pool_size is None else settings.pool_size
+        self.client.enable_pool(self.image, pool_size)
+        prewarm = max(1, pool_size // 2) if pool_size > 0 else 0
         self.grader = Grader(self.client, self.image, timeout=settings.grading_timeout_seconds, prewarm=prewarm)
 
     async def open(self, task: TaskRow) -> Lease:

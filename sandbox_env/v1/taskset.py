@@ -91,15 +91,14 @@ class WebSandboxTaskConfig(vf.TaskConfig):
     workspace_mb: int = 256
     tmp_mb: int = 256
     network: bool = False
-    pool_size: int = 0
-    """Ready sandboxes kept started per env worker (0 = start one per rollout)."""
+    pool_size: int | None = None
+    """Ready sandboxes kept started per env worker (None = two per core, 0 = start one per rollout)."""
     timeout_seconds: float = 90
     """Limit of one grading run."""
     timeout_per_command_seconds: float = 30
     output_cap: int = 8000
     max_turns: int | None = None
     """Tool-calling turns per rollout; None = 5 for orm, 20 otherwise."""
-    tools: WebSandboxToolsetConfig = WebSandboxToolsetConfig()
     rewards: dict[str, vf.RewardFunctionConfig] = Field(
         default_factory=lambda: {"score": vf.RewardFunctionConfig(fn="sandbox_env.v1.taskset:grade_score", weight=1.0)}
     )
@@ -122,10 +121,6 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
     @property
     def key(self) -> str:
         return self.data.task_id
-
-    @classmethod
-    def toolsets(cls, config: WebSandboxTaskConfig) -> list[vf.Toolset]:
-        return [WebSandboxToolset(config.tools)]
 
     async def setup(self, trace: vf.Trace) -> None:
         row = task_row(self.data.task_id, self.data.prompt_text)
@@ -183,9 +178,14 @@ class WebSandboxTasksetConfig(vf.TasksetConfig):
     category: str | list[str] | None = None
     task_ids: list[str] | None = None
     task: WebSandboxTaskConfig = WebSandboxTaskConfig()
+    tools: WebSandboxToolsetConfig = WebSandboxToolsetConfig()
 
 
 class WebSandboxTaskset(vf.Taskset[WebSandboxTask, WebSandboxTasksetConfig]):
+    @classmethod
+    def toolsets(cls, config: WebSandboxTasksetConfig) -> list[vf.Toolset]:
+        return [WebSandboxToolset(config.tools)]
+
     def load(self) -> Iterator[WebSandboxTask]:
         c = self.config
         rows = select_rows(load_rows(), family=c.family, difficulty=c.difficulty, category=c.category, task_ids=c.task_ids)

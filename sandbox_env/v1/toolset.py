@@ -1,9 +1,11 @@
 """The model's two tools as a v1 `Toolset`: exactly `bash` and `execute_code`.
 
-v1 serves a task's tools as an MCP server in a separate process. The sandbox and
-its persistent Python session belong to the env worker (see bridge.py), so each
-call is forwarded there over loopback with the rollout's token, and runs with the
-classic semantics (`sandbox_env.tools`: per-call time limit, output cap, the same
+v1 serves tools as an MCP server in a separate process. This one is
+taskset-scoped: one server per env worker, started once (importing verifiers
+there costs seconds of CPU, too much to pay per rollout); v1 hands it each call's
+rollout state through signed coordinates. The sandbox and its persistent Python
+session belong to the env worker (see bridge.py), so each call is forwarded there
+over loopback with the rollout's token, and runs with the classic semantics (`sandbox_env.tools`: per-call time limit, output cap, the same
 formatting of exit codes and timeouts). Tool names are advertised bare
 (`TOOL_PREFIX = None`), as in the classic env.
 
@@ -33,7 +35,7 @@ class WebSandboxState(vf.State):
     """What grading made of the final state: score, reason, checks, metrics, scoring_error."""
 
 
-class WebSandboxToolsetConfig(vf.ToolsetConfig):
+class WebSandboxToolsetConfig(vf.SharedToolsetConfig):
     """Where the tool server runs (a subprocess on the host by default; it holds no sandbox)."""
 
 
