@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import tenacity as tc
@@ -126,10 +127,13 @@ class WebSandboxEnv(vf.SandboxEnv):
         """
         if not sandbox_state["ready"]:
             await self._wait_for_sandbox_ready(sandbox_state, sandbox_id)
+        t0 = time.perf_counter()
         try:
             return await run_bash(self._sandbox(sandbox_id), command, self.timeout_per_command_seconds, self.output_cap)
         except Exception as exc:
             raise vf.SandboxError(f"bash failed in the sandbox: {exc}") from exc
+        finally:
+            sandbox_state["command_execution_times"].append(time.perf_counter() - t0)
 
     async def execute_code(self, code: str, sandbox_id: str, sandbox_state: dict) -> str:
         """Run Python code in a persistent session in the sandbox; variables are kept between calls.
@@ -139,10 +143,13 @@ class WebSandboxEnv(vf.SandboxEnv):
         """
         if not sandbox_state["ready"]:
             await self._wait_for_sandbox_ready(sandbox_state, sandbox_id)
+        t0 = time.perf_counter()
         try:
             return await run_code(self._sandbox(sandbox_id), code, self.timeout_per_command_seconds, self.output_cap)
         except Exception as exc:
             raise vf.SandboxError(f"execute_code failed in the sandbox: {exc}") from exc
+        finally:
+            sandbox_state["command_execution_times"].append(time.perf_counter() - t0)
 
     def update_tool_args(self, tool_name: str, tool_args: dict[str, Any], messages: vf.Messages,
                          state: vf.State, **kwargs: Any) -> dict[str, Any]:  # fmt: skip
@@ -163,6 +170,16 @@ class WebSandboxEnv(vf.SandboxEnv):
 
             return ToolMessage(role="tool", content=f"Error: {tool_args['__invalid__']}", tool_call_id=tool_call_id)
         return await super().call_tool(tool_name, tool_args, tool_call_id, **kwargs)
+
+    @vf.stop
+    async def overlong_step(self, state: vf.State) -> bool:
+        """Stop at the first step whose prompt and completion pass `max_seq_len` (set_max_seq_len).
+
+        Later steps would call tools and grade on turns a trainer cuts away.
+        """
+        trajectory = state.get("trajectory") or []
+        tokens = trajectory[-1].get("tokens") if trajectory else None
+        return bool(self.max_seq_len is not None and tokens and tokens.get("is_truncated"))
 
     # -- rollout lifecycle --------------------------------------------------------
     async def setup_state(self, state: vf.State, **kwargs: Any) -> vf.State:
