@@ -24,8 +24,9 @@ POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
 
 def eval_config(model: str, base_url: str, run_name: str, concurrency: int, num_examples: int, rollouts: int,
-                env_args: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
-    """The v1 EvalConfig as data: `env_args` holds taskset filters and task knobs by their classic names."""
+                env_args: dict[str, Any] | None = None, agent: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+    """The v1 EvalConfig as data: `env_args` holds taskset filters and task knobs by their classic names,
+    `agent` overrides of the agent seat (v1's `--env.agent.*`: max_turns, max_total_tokens, ...)."""
     args = dict(env_args or {})
     taskset: dict[str, Any] = {"id": "websandbox"}
     for key in TASKSET_FILTERS:
@@ -34,7 +35,7 @@ def eval_config(model: str, base_url: str, run_name: str, concurrency: int, num_
     if args:
         taskset["task"] = args
     config: dict[str, Any] = {
-        "env": {"taskset": taskset},
+        "env": {"taskset": taskset, **({"agent": agent} if agent else {})},
         "model": model,
         "client": {"type": "eval", "base_url": base_url, "api_key_var": POLICY_KEY_VAR},
         "run": {"name": run_name},
@@ -100,7 +101,7 @@ def family_table_v1(run_dir: Path) -> list[dict]:
 
 
 def run_eval_v1(policy: str = "reference", script: Path | None = None, concurrency: int = 4, num_examples: int = -1,
-                rollouts: int = 1, env_args: dict | None = None) -> tuple[int, Path]:  # fmt: skip
+                rollouts: int = 1, env_args: dict | None = None, agent: dict | None = None) -> tuple[int, Path]:  # fmt: skip
     """Serve the policy on loopback and run v1's vf-eval against it; returns (exit code, run dir)."""
     from sandbox_env.cli import start_policy_server
     from sandbox_env.image import ensure_image
@@ -110,7 +111,7 @@ def run_eval_v1(policy: str = "reference", script: Path | None = None, concurren
     model = "script" if script else policy
     name = f"websandbox--{model}--{uuid.uuid4().hex[:8]}"
     try:
-        config = eval_config(model, url, name, concurrency, num_examples, rollouts, env_args)
+        config = eval_config(model, url, name, concurrency, num_examples, rollouts, env_args, agent)
         return run_vf_eval(config)
     finally:
         server.should_exit = True
