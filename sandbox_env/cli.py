@@ -38,17 +38,20 @@ def _free_port(host: str) -> int:
         return s.getsockname()[1]
 
 
-def start_policy_server(policy: str, script: Path | None, host: str, port: int, tokens: bool = False):
+def start_policy_server(policy: str, script: Path | None, host: str, port: int, tokens: bool = False,
+                        tokenizer_dir: Path | None = None):  # fmt: skip
     """Serve the policy in a background thread; returns (server, base_url).
 
     `tokens`: whole responses carry token ids and logprobs as vLLM returns them.
+    `tokenizer_dir`: also serve vLLM's `/inference/v1/generate` over that chat tokenizer.
     """
     import uvicorn
 
     from sandbox_env.policy.policies import make_policy
     from sandbox_env.policy.server import create_app
 
-    app = create_app(make_policy(policy, script), tokens=tokens)
+    app = create_app(make_policy(policy, script), tokens=tokens,
+                     tokenizer_dir=None if tokenizer_dir is None else str(tokenizer_dir))  # fmt: skip
     port = port or _free_port(host)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True, name="policy-server")

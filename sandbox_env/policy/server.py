@@ -4,6 +4,12 @@ Answers whole responses, or Server-Sent Events when the request asks `stream`
 (verifiers v1's harnesses always stream; its eval client relays the stream).
 With `tokens=True` a whole response also carries token ids and logprobs shaped as
 vLLM returns them (policy/tokens.py), which the classic trainer path reads.
+
+With `tokenizer_dir` (policy/chat_tokenizer.py) it also serves vLLM's token-in,
+token-out `POST /inference/v1/generate`, which verifiers v1's training client
+(renderer + engine) calls: the prompt arrives as token ids, the policy reads the
+conversation back from them, and its reply goes out as completion token ids with
+logprobs, rendered with the same chat template the client uses.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
 from sandbox_env.policy.policies import Policy
-from sandbox_env.policy.tokens import token_fields
+from sandbox_env.policy.tokens import logprob, token_fields
 
 
 class ChatRequest(BaseModel):
@@ -60,7 +66,43 @@ def _stream_chunks(head: dict[str, Any], message: dict[str, Any], finish: str, u
     return chunks
 
 
-def create_app(policy: Policy, tokens: bool = False) -> Starlette:
+class _Generator:
+    """`/inference/v1/generate` for a scripted policy, over the local chat tokenizer."""
+
+    def __init__(self, policy: Policy, tokenizer_dir: str) -> None:
+        from transformers import AutoTokenizer
+
+        self.policy = policy
+        self.tok = AutoTokenizer.from_pretrained(tokenizer_dir)
+
+    def _messages(self, text: str) -> list[dict[str, Any]]:
+        """The conversation as the policy needs it: the task's prompt and the tool turns taken."""
+        prompt = next((p for p in self.policy.prompts if p in text), None)
+        if prompt is None:
+            return []
+        turns = text[text.index(prompt) :].count("<tool_call>")
+        return [{"role": "user", "content": prompt}] + [{"role": "assistant", "tool_calls": [{}]}] * turns
+
+    def _completion_text(self, message: dict[str, Any]) -> str:
+        user = [{"role": "user", "content": "x"}]
+        head = self.tok.apply_chat_template(user, tokenize=False, add_generation_prompt=True)
+        full = self.tok.apply_chat_template([*user, message], tokenize=False)
+        body = full[len(head) :]
+        return body[: body.rindex("<|im_end|>") + len("<|im_end|>")]
+
+    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
+        prompt_ids = list(body.get("token_ids") or [])
+        step = self.policy.next_step(self._messages(self.tok.decode(prompt_ids)))
+        message: dict[str, Any] = {"role": "assistant", "content": step.text or ""}
+        if step.tool is not None:
+            message["tool_calls"] = [{"type": "function", "function": {"name": step.tool, "arguments": step.args}}]
+        ids = self.tok.encode(self._completion_text(message), add_special_tokens=False)
+        content = [{"logprob": logprob(t, i), "token": f"token_id:{t}"} for i, t in enumerate(ids)]
+        choice = {"index": 0, "token_ids": ids, "logprobs": {"content": content}, "finish_reason": "stop"}
+        return {"request_id": f"gen-{uuid.uuid4().hex}", "prompt_token_ids": prompt_ids, "choices": [choice]}
+
+
+def create_app(policy: Policy, tokens: bool = False, tokenizer_dir: str | None = None) -> Starlette:
     async def chat(request: Request) -> JSONResponse | StreamingResponse:
         try:
             body = await request.json()
@@ -109,10 +151,21 @@ def create_app(policy: Policy, tokens: bool = False) -> Starlette:
     async def not_allowed(request: Request, exc: Exception) -> JSONResponse:
         return _error(405, f"method {request.method} is not allowed on {request.url.path}")
 
-    app = Starlette(routes=[
-        Route("/v1/chat/completions", chat, methods=["POST"]),
-        Route("/v1/models", models, methods=["GET"]),
-    ])  # fmt: skip
+    routes = [Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/models", models, methods=["GET"])]
+    if tokenizer_dir is not None:
+        generator = _Generator(policy, tokenizer_dir)
+
+        async def generate(request: Request) -> JSONResponse:
+            try:
+                body = await request.json()
+            except ValueError:
+                return _error(400, "the request body is not valid JSON")
+            if not isinstance(body.get("token_ids"), list):
+                return _error(400, "token_ids (a list of prompt token ids) is required")
+            return JSONResponse(generator(body))
+
+        routes.append(Route("/inference/v1/generate", generate, methods=["POST"]))
+    app = Starlette(routes=routes)
     app.add_exception_handler(404, not_found)
     app.add_exception_handler(405, not_allowed)
     return app

@@ -37,8 +37,8 @@ from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.grading import Grader
 from sandbox_env.image import ensure_image
 from sandbox_env.sandbox.docker_backend import DockerSandboxClient, Limits
-from sandbox_env.sandbox.pool import default_pool_size
 from sandbox_env.sandbox.handle import Sandbox
+from sandbox_env.sandbox.pool import default_pool_size
 from sandbox_env.tools import run_bash, run_code
 
 logger = logging.getLogger("websandbox.v1")

@@ -2,8 +2,8 @@
 
 v1 serves tools as an MCP server in a separate process. This one is
 taskset-scoped: one server per env worker, started once (importing verifiers
-there costs seconds of CPU, too much to pay per rollout); v1 hands it each call's
-rollout state through signed coordinates. The sandbox and its persistent Python
+there costs seconds of CPU, too much to pay per rollout); v1 hands it each
+call's rollout state through signed coordinates. The sandbox and its persistent Python
 session belong to the env worker (see bridge.py), so each call is forwarded there
 over loopback with the rollout's token, and runs with the classic semantics (`sandbox_env.tools`: per-call time limit, output cap, the same
 formatting of exit codes and timeouts). Tool names are advertised bare
