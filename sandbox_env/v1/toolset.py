@@ -3,10 +3,11 @@
 v1 serves tools as an MCP server in a separate process. This one is
 taskset-scoped: one server per env worker, started once (importing verifiers
 there costs seconds of CPU, too much to pay per rollout); v1 hands it each
-call's rollout state through signed coordinates. The sandbox and its persistent Python
-session belong to the env worker (see bridge.py), so each call is forwarded there
-over loopback with the rollout's token, and runs with the classic semantics (`sandbox_env.tools`: per-call time limit, output cap, the same
-formatting of exit codes and timeouts). Tool names are advertised bare
+call's rollout state through signed coordinates. The sandbox and its persistent
+Python session belong to the env worker (see bridge.py), so each call is
+forwarded there over loopback with the rollout's token, and runs with the
+classic semantics (`sandbox_env.tools`: per-call time limit, output cap, the
+same formatting of exit codes and timeouts). Tool names are advertised bare
 (`TOOL_PREFIX = None`), as in the classic env.
 
 Run as a module (`python -m sandbox_env.v1.toolset`), which is how v1 starts it.
