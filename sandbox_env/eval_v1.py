@@ -24,9 +24,15 @@ POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
 
 def eval_config(model: str, base_url: str, run_name: str, concurrency: int, num_examples: int, rollouts: int,
-                env_args: dict[str, Any] | None = None, agent: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+                env_args: dict[str, Any] | None = None, agent: dict[str, Any] | None = None,
+                train_tokenizer: Path | None = None) -> dict[str, Any]:  # fmt: skip
     """The v1 EvalConfig as data: `env_args` holds taskset filters and task knobs by their classic names,
-    `agent` overrides of the agent seat (v1's `--env.agent.*`: max_turns, max_total_tokens, ...)."""
+    `agent` overrides of the agent seat (v1's `--env.agent.*`: max_turns, max_total_tokens, ...).
+
+    With `train_tokenizer` the run uses v1's training client (`--client.type train`, as prime-rl
+    does): prompts are rendered to token ids with that tokenizer's chat template and sent to the
+    engine's `/inference/v1/generate`, so every turn carries token ids and logprobs.
+    """
     args = dict(env_args or {})
     taskset: dict[str, Any] = {"id": "websandbox"}
     for key in TASKSET_FILTERS:
@@ -37,7 +43,10 @@ def eval_config(model: str, base_url: str, run_name: str, concurrency: int, num_
     config: dict[str, Any] = {
         "env": {"taskset": taskset, **({"agent": agent} if agent else {})},
         "model": model,
-        "client": {"type": "eval", "base_url": base_url, "api_key_var": POLICY_KEY_VAR},
+        "client": {"type": "eval", "base_url": base_url, "api_key_var": POLICY_KEY_VAR}
+        if train_tokenizer is None
+        else {"type": "train", "base_url": base_url, "api_key_var": POLICY_KEY_VAR,
+              "renderer": {"name": "default", "tool_parser": "qwen3"}, "renderer_model_name": str(train_tokenizer)},
         "run": {"name": run_name},
         "output_dir": str(OUTPUT_DIR),
         "num_rollouts": rollouts,
@@ -101,17 +110,21 @@ def family_table_v1(run_dir: Path) -> list[dict]:
 
 
 def run_eval_v1(policy: str = "reference", script: Path | None = None, concurrency: int = 4, num_examples: int = -1,
-                rollouts: int = 1, env_args: dict | None = None, agent: dict | None = None) -> tuple[int, Path]:  # fmt: skip
-    """Serve the policy on loopback and run v1's vf-eval against it; returns (exit code, run dir)."""
+                rollouts: int = 1, env_args: dict | None = None, agent: dict | None = None,
+                train_tokenizer: Path | None = None) -> tuple[int, Path]:  # fmt: skip
+    """Serve the policy on loopback and run v1's vf-eval against it; returns (exit code, run dir).
+
+    `train_tokenizer` (policy/chat_tokenizer.py): the training client and the engine endpoint.
+    """
     from sandbox_env.cli import start_policy_server
     from sandbox_env.image import ensure_image
 
     ensure_image()
-    server, url = start_policy_server(policy, script, "127.0.0.1", 0)
+    server, url = start_policy_server(policy, script, "127.0.0.1", 0, tokenizer_dir=train_tokenizer)
     model = "script" if script else policy
     name = f"websandbox--{model}--{uuid.uuid4().hex[:8]}"
     try:
-        config = eval_config(model, url, name, concurrency, num_examples, rollouts, env_args, agent)
+        config = eval_config(model, url, name, concurrency, num_examples, rollouts, env_args, agent, train_tokenizer)
         return run_vf_eval(config)
     finally:
         server.should_exit = True
