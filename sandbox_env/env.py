@@ -106,8 +106,11 @@ class WebSandboxEnv(vf.SandboxEnv):
         self.sandbox_client.enable_pool(image, pool_size)
         self.grader = Grader(self.sandbox_client, image, timeout=grading_timeout_seconds,
                              prewarm=max(1, pool_size // 2) if pool_size > 0 else 0)  # fmt: skip
+        # The Docker client reads only the image, environment and labels. No start_command
+        # or vm: prime-sandboxes releases disagree on their types, and this request then
+        # validates under every release from 0.2.42 to 0.5.x.
         self.sandbox_request = CreateSandboxRequest(
-            name="websandbox", docker_image=image, start_command="sleep infinity", vm=False,
+            name="websandbox", docker_image=image,
             cpu_cores=self.limits.cpus, memory_gb=self.limits.memory_mb / 1024, labels=["websandbox"],
         )  # fmt: skip
         self.active_sandboxes: set[str] = set()
