@@ -50,9 +50,11 @@ from sandbox_env.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandbo
 DEFAULT_MAX_TURNS = {"orm": 5}
 FALLBACK_MAX_TURNS = 20
 
-# rollout (trace id) -> its lease, in this env worker; and the leases one episode opened
+# rollout (trace id) -> its lease, in this env worker; and what one episode opened:
+# (trace id, bridge token, lease), so that its end can close what a failed rollout left open
 _leases: dict[str, Lease] = {}
-_episode_leases: contextvars.ContextVar[list[Lease] | None] = contextvars.ContextVar("websandbox_leases", default=None)
+_Opened = tuple[str, str, Lease]
+_episode_leases: contextvars.ContextVar[list[_Opened] | None] = contextvars.ContextVar("websandbox_leases", default=None)
 
 
 @functools.cache
@@ -130,12 +132,13 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
         except LeaseError as exc:
             raise vf.SandboxError(str(exc)) from exc
         _leases[trace.id] = lease
+        door = bridge()
+        token = door.grant(lease)
         scope = _episode_leases.get()
         if scope is not None:
-            scope.append(lease)
-        door = bridge()
+            scope.append((trace.id, token, lease))
+        trace.state.bridge_token = token
         trace.state.bridge_url = await door.start()
-        trace.state.bridge_token = door.grant(lease)
 
     async def finalize(self, trace: vf.Trace) -> None:
         lease = _leases.pop(trace.id, None)
@@ -212,14 +215,16 @@ class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
         _refuse_host_shell("agent", config.agent)
 
     async def run(self, task: vf.Task, agents: vf.Agents) -> None:
-        leases: list[Lease] = []
-        token = _episode_leases.set(leases)
+        opened: list[_Opened] = []
+        scope = _episode_leases.set(opened)
         try:
             await agents.agent.run(task)
         finally:
-            _episode_leases.reset(token)
-            for lease in leases:
-                await lease.release()  # a no-op when finalize already released it
+            _episode_leases.reset(scope)
+            for trace_id, token, lease in opened:  # no-ops when finalize already closed them
+                _leases.pop(trace_id, None)
+                bridge().revoke(token)
+                await lease.release()
 
     async def stop(self) -> None:
         await stop_bridge()

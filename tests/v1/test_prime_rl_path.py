@@ -23,7 +23,8 @@ from conftest import SWEEP_TASKS
 from verifiers.v1.serve import EnvClient, env_config_data, serve_env
 
 from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
-from sandbox_env.sandbox.docker_backend import leaked_containers
+from sandbox_env.sandbox.docker_backend import LABEL, LABEL_PID, leaked_containers
+from sandbox_env.sandbox.engine import docker_client
 
 pytestmark = pytest.mark.docker
 
@@ -32,7 +33,9 @@ TASKS = [*SWEEP_TASKS, "smoke_sum", "smoke_hello"]
 
 @pytest.fixture(scope="module")
 def env_config(image):
-    return vf.resolve_env_config({"taskset": {"id": "websandbox", "task_ids": TASKS, "task": {"image": image}}})
+    # pool_size 0: every rollout container is started for its rollout, so none may remain after it
+    task = {"image": image, "pool_size": 0}
+    return vf.resolve_env_config({"taskset": {"id": "websandbox", "task_ids": TASKS, "task": task}})
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +50,7 @@ def env_server(env_config):
                                                   "config_data": env_config_data(env_config)})  # fmt: skip
     proc.start()
     try:
-        yield addresses.get(timeout=300)
+        yield addresses.get(timeout=300), proc.pid
     finally:
         proc.terminate()
         proc.join(120)
@@ -65,7 +68,8 @@ def policies(tmp_path_factory):
     reference.should_exit = breaker.should_exit = True
 
 
-async def _episodes(env_config, address: str, url: str, model: str, task_ids: list[str]) -> dict[str, vf.Trace]:
+async def _episodes(env_config, server: tuple[str, int], url: str, model: str, task_ids: list[str]) -> dict[str, vf.Trace]:
+    address, _ = server
     tasks = [t for t in vf.load_taskset(env_config.taskset) if t.data.task_id in task_ids]  # client-side, as prime-rl
     client = EnvClient(address=address)
     try:
@@ -112,6 +116,18 @@ async def test_a_harness_fault_comes_back_as_a_trace_error_that_a_trainer_resche
     assert trace.reward == 0.0 and trace.metrics["scoring_error"] == 1.0
 
 
-def test_the_env_server_leaves_no_container_once_stopped(env_server):
-    # runs last in this module: the fixture is still up, so only finished rollouts are checked
+async def test_a_rollout_that_fails_before_finalize_leaves_no_sandbox_behind(env_config, env_server):
+    traces = await _episodes(env_config, env_server, "http://127.0.0.1:9/v1", "reference", ["smoke_sum"])  # no model
+    assert not traces["smoke_sum"].ok
+    assert await _server_containers_gone(env_server[1]), "a rollout container outlived its episode"
     assert leaked_containers() == []
+
+
+async def _server_containers_gone(pid: int, timeout: float = 60) -> bool:
+    api = docker_client().api
+    mine = {"label": [LABEL, f"{LABEL_PID}={pid}"]}
+    for _ in range(int(timeout)):
+        if not api.containers(all=True, filters=mine):
+            return True
+        await asyncio.sleep(1)  # grading containers are removed in the background
+    return False
