@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-from sandbox_env.constants import DEFAULTS, ENV_ID, POLICY_SERVER_START_TIMEOUT
+from sandbox_env.constants import DEFAULTS, ENV_ID
+from sandbox_env.policy.launch import start_policy_server
 
 POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
@@ -32,34 +31,8 @@ def cmd_gc(args: argparse.Namespace) -> int:
     return 0
 
 
-def _free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
-def start_policy_server(policy: str, script: Path | None, host: str, port: int, fail_after: int | None = None):
-    """Serve the policy in a background thread; returns (server, base_url). `fail_after`: policy/server.py."""
-    import uvicorn
-
-    from sandbox_env.policy.policies import make_policy
-    from sandbox_env.policy.server import create_app
-
-    app = create_app(make_policy(policy, script), fail_after=fail_after)
-    port = port or _free_port(host)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True, name="policy-server")
-    thread.start()
-    deadline = time.monotonic() + POLICY_SERVER_START_TIMEOUT
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError(f"the policy server did not start on {host}:{port}")
-        time.sleep(0.05)
-    return server, f"http://{host}:{port}/v1"
-
-
 def cmd_policy_serve(args: argparse.Namespace) -> int:
-    server, url = start_policy_server(args.policy, args.script, args.host, args.port, args.fail_after)
+    server, url = start_policy_server(args.policy, args.script, args.host, args.port, args.fail_after, tokens=args.tokens)
     print(f"serving the {args.script or args.policy} policy at {url} (Ctrl-C to stop)", flush=True)
     try:
         while True:
@@ -125,6 +98,10 @@ def _shown(path: Path) -> Path:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from sandbox_env.stack import installed_stack
+
+    if installed_stack() == "v1":
+        return cmd_eval_v1(args)
     from sandbox_env.eval_report import report
 
     env_args = json.loads(args.env_args) if args.env_args else {}
@@ -146,6 +123,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(f"saved to {_shown(run)}; read it in the browser: websandbox view {_shown(run)}")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return status or (0 if left == 0 else 1)
+
+
+def cmd_eval_v1(args: argparse.Namespace) -> int:
+    """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/eval_v1.py)."""
+    from sandbox_env.eval_v1 import family_table_v1, print_table_v1, run_eval_v1
+
+    env_args = json.loads(args.env_args) if args.env_args else {}
+    if args.family:
+        env_args["family"] = args.family
+    leaked_before = leaked_ids()
+    t0 = time.perf_counter()
+    code, run = run_eval_v1(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
+    wall = time.perf_counter() - t0
+    if code != 0 or run is None:
+        print(f"vf-eval failed (exit code {code})", file=sys.stderr)
+        return code or 1
+    print_table_v1(family_table_v1(run), f"{args.script or args.policy} policy, {run.name} (verifiers v1)")
+    left = len(leaked_ids() - leaked_before)
+    print(f"saved to {run} (read it with verifiers.v1.utils.trace_store.read_episodes)")
+    print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
+    return 0 if left == 0 else 1
 
 
 def cmd_view(args: argparse.Namespace) -> int:
@@ -190,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--script", type=Path, help="a JSON file mapping task ids to tool calls and a final message")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--tokens", action="store_true", help="return token ids and logprobs as vLLM does")
     s.add_argument("--fail-after", type=int, metavar="N", help="answer HTTP 500 after the first N requests of a rollout")
     s.set_defaults(func=cmd_policy_serve)
 
