@@ -12,7 +12,7 @@ export VIRTUAL_ENV := $(CURDIR)/$(VENV)
 # the v1 targets put their own venv first (its uv runs the harness's chat loop)
 V1_ENV := PATH=$(CURDIR)/$(VENV_V1)/bin:$(PATH) VIRTUAL_ENV=$(CURDIR)/$(VENV_V1)
 
-.PHONY: setup setup-v1 image image-v1 eval eval-v1 test test-v1 lint gc bench
+.PHONY: setup setup-v1 image image-v1 browser eval eval-v1 test test-v1 lint gc bench
 
 setup: $(VENV)/.installed
 
@@ -39,7 +39,14 @@ image: setup
 eval: image
 	websandbox eval
 
-test: image
+# The viewer's browser test drives Debian's headless Chromium (nothing is downloaded by the test).
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
+
+test: image browser
 	$(PY) -m pytest -q --durations=15
 
 image-v1: setup-v1
@@ -54,6 +61,7 @@ test-v1: image-v1
 
 lint: setup
 	ruff check sandbox_env tests build_tasks.py environments bench
+	ruff format --check sandbox_env tests build_tasks.py environments bench
 
 gc: setup
 	websandbox gc
