@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandbox_env.constants import DEFAULTS, TOOL_NAMES
 from sandbox_env.families import get_family
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.grading import Grader
@@ -41,7 +42,6 @@ from sandbox_env.tools import run_bash, run_code
 
 logger = logging.getLogger("websandbox.v1")
 
-TOOL_NAMES = ("bash", "execute_code")
 
 
 @dataclass(frozen=True)
@@ -50,16 +50,16 @@ class SandboxSettings:
 
     image: str | None = None
     build_image: bool = True
-    cpus: float = 1.0
-    memory_mb: int = 1024
-    pids_limit: int = 256
-    workspace_mb: int = 256
-    tmp_mb: int = 256
-    network: bool = False
+    cpus: float = DEFAULTS.cpus
+    memory_mb: int = DEFAULTS.memory_mb
+    pids_limit: int = DEFAULTS.pids_limit
+    workspace_mb: int = DEFAULTS.workspace_mb
+    tmp_mb: int = DEFAULTS.tmp_mb
+    network: bool = DEFAULTS.network
     pool_size: int | None = None  # None: the classic default, two ready sandboxes per core
-    grading_timeout_seconds: float = 90
-    timeout_per_command_seconds: float = 30
-    output_cap: int = 8000
+    grading_timeout_seconds: float = DEFAULTS.timeout_seconds
+    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
+    output_cap: int = DEFAULTS.output_cap
 
     def limits(self) -> Limits:
         return Limits(cpus=self.cpus, memory_mb=self.memory_mb, pids=self.pids_limit,

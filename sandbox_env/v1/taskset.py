@@ -39,6 +39,7 @@ from collections.abc import Iterator
 import verifiers.v1 as vf
 from pydantic import Field
 
+from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import load_rows, select_rows
 from sandbox_env.families.base import TaskRow
 from sandbox_env.metrics import metric_values
@@ -87,18 +88,18 @@ class WebSandboxTaskConfig(vf.TaskConfig):
     image: str | None = None
     """Runtime image; None = the image for the installed sources (built when missing and build_image)."""
     build_image: bool = True
-    cpus: float = 1.0
-    memory_mb: int = 1024
-    pids_limit: int = 256
-    workspace_mb: int = 256
-    tmp_mb: int = 256
-    network: bool = False
+    cpus: float = DEFAULTS.cpus
+    memory_mb: int = DEFAULTS.memory_mb
+    pids_limit: int = DEFAULTS.pids_limit
+    workspace_mb: int = DEFAULTS.workspace_mb
+    tmp_mb: int = DEFAULTS.tmp_mb
+    network: bool = DEFAULTS.network
     pool_size: int | None = None
     """Ready sandboxes kept started per env worker (None = two per core, 0 = start one per rollout)."""
-    timeout_seconds: float = 90
+    timeout_seconds: float = DEFAULTS.timeout_seconds
     """Limit of one grading run."""
-    timeout_per_command_seconds: float = 30
-    output_cap: int = 8000
+    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
+    output_cap: int = DEFAULTS.output_cap
     max_turns: int | None = None
     """Tool-calling turns per rollout; None = 5 for orm, 20 otherwise."""
     rewards: dict[str, vf.RewardFunctionConfig] = Field(
