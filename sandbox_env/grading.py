@@ -1,4 +1,13 @@
-"""Grading runs: a fresh sandbox per run, a grader program, and a report read back by nonce."""
+"""Grading runs: a fresh sandbox per run, a grader program, and a report read back by nonce.
+
+Every run is measured by the host (`result.usage`: the sandbox's CPU time, CPU pressure
+and limit events over the run; blame.py). When the run hits its wall-clock backstop, the
+evidence decides: if the sandbox's own processes used their time (or waited on
+themselves) the timeout is the submission's; if they were starved it is a harness fault
+(`StarvedRun`), which `families.grade_final` retries once in a fresh sandbox. Families
+that enforce their own time limits inside the run check the same evidence with
+`blame.check_time_limit` before they blame the submission.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +15,7 @@ import json
 import secrets
 from typing import Any
 
+from sandbox_env.blame import check_time_limit
 from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME, DEFAULTS, GRADER_MAX_OUTPUT, REPORT_TAIL_CHARS
 from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
 from sandbox_env.sandbox.pool import WarmPool
@@ -63,11 +73,11 @@ class Grader:
             pool = self._pools.get(program)
             if pool is None:
                 pool = self._pools[program] = self.backend.warm_pool(
-                    self.image, self.prewarm, prepare=lambda sid: self.backend.spawn(sid, argv)
+                    self.image, self.prewarm, prepare=lambda sid: self.backend.spawn(sid, argv), role="grader"
                 )
             sid, handle = await pool.acquire_prepared()
         else:
-            sid = await self.backend.acquire(self.image)
+            sid = await self.backend.acquire(self.image, role="grader")
             handle = None
         try:
             sb = Sandbox(self.backend, sid)
@@ -75,9 +85,13 @@ class Grader:
                 handle = await sb.spawn(argv)
             await sb.write_files(files)
             limit = self.timeout if timeout is None else timeout
+            mark = await self.backend.usage_mark(sid)
             result = await sb.feed(handle, stdin, limit, max_output=GRADER_MAX_OUTPUT)
+            result.usage = await self.backend.usage_since(sid, mark)
         finally:
             self.backend.delete_later(sid)  # the report is in hand: removal need not delay the grade
+        if result.timed_out:
+            check_time_limit(result, f"the grading run ({program})")
         return result, read_report(result, nonce)
 
     async def wait_warm(self, timeout: float = 60) -> None:
@@ -89,4 +103,3 @@ class Grader:
         """Stop the prewarmed pools and remove the sandboxes waiting in them."""
         for pool in list(self._pools.values()):
             await pool.stop()
-

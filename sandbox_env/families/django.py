@@ -22,7 +22,9 @@ the real tests out by name or source, or reads the report nonce from the runner'
 
 Blame: a runner that fails before pytest starts, or pytest failing to start with an error
 that names no deliverable, is a harness fault (scoring_error). A process that dies or hangs
-after the "started" frame, or Django failing to load a deliverable, is the submission's 0.0.
+after the "started" frame, or Django failing to load a deliverable, is the submission's 0.0;
+a hang past the time limit only when the host's measurement shows that the grading sandbox
+had its CPU (the Grader raises StarvedRun otherwise; sandbox_env/blame.py).
 """
 
 from __future__ import annotations

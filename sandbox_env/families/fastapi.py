@@ -26,6 +26,8 @@ Who is at fault when no final report comes back. The driver writes framed progre
 sys.exit in a thread, a signal, closing the report fd) or hung past the limit: the
 submission's failure, score 0.0, no scoring_error. If there is no frame at all, or the
 last one is "started", the driver itself failed before reaching the app: a scoring_error.
+A time limit (the run's, or the driver's per-request one) blames the app only when the
+host's measurement shows that the grading sandbox had its CPU (sandbox_env/blame.py).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from sandbox_env.blame import check_time_limit
 from sandbox_env.families.base import Grade, TaskRow, collect_files, read_task_toml
 from sandbox_env.families.fastapi_checks import (
     CheckError,
@@ -140,6 +143,7 @@ class FastAPIFamily:
             return Grade.harness_fault(f"the HTTP driver stopped at stage {stage!r} ({how})")
         if report.get("stalled"):
             st = report["stalled"]
+            check_time_limit(result, f"{st.get('what')} (the driver's {st.get('limit'):g} s limit)")
             return _failed(checks, f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
                            imported=bool(report.get("imported")))  # fmt: skip
         if not report.get("imported"):

@@ -1,4 +1,4 @@
-"""The plain values that cross the sandbox interface: results, limits, the one error type."""
+"""The plain values that cross the sandbox interface: results, limits, usage, the error types."""
 
 from __future__ import annotations
 
@@ -8,7 +8,21 @@ from sandbox_env.constants import DEFAULTS
 
 
 class SandboxError(RuntimeError):
-    """A sandbox could not be created, reached or used; the message says which and why."""
+    """A sandbox could not be created, reached or used; the message says which and why (a harness fault)."""
+
+
+class SandboxEndedFromInside(SandboxError):
+    """The sandbox's own processes ended or broke it: evidence says the code that ran in it did this.
+
+    Raised instead of a plain SandboxError when the engine shows that the container died
+    with no one outside killing it (every process killed, out of memory), that its process
+    or memory limit was hit, that it kept its own CPU busy, or that junk was written onto
+    the agent's stream. `evidence` says which, in words a reader (or the model) can act on.
+    """
+
+    def __init__(self, message: str, evidence: str) -> None:
+        super().__init__(message)
+        self.evidence = evidence
 
 
 @dataclass
@@ -24,6 +38,25 @@ class Limits:
 
 
 @dataclass
+class Usage:
+    """What a sandbox consumed over a window of time, measured by the host (None: not measurable).
+
+    `cpu` is CPU-seconds the sandbox's processes used; `cpus` the CPU limit it had;
+    `cpu_pressure` the share of the window in which some task of the sandbox was runnable
+    but waiting for a CPU (its cgroup's PSI `some`; where the kernel keeps none per
+    cgroup, the host's); `fork_failures` and `memory_failures` how often its pids limit
+    refused a fork and its memory limit killed a process.
+    """
+
+    wall: float
+    cpus: float
+    cpu: float | None = None
+    cpu_pressure: float | None = None
+    fork_failures: int | None = None
+    memory_failures: int | None = None
+
+
+@dataclass
 class ExecResult:
     """A finished command or program: its output, exit code, and whether a limit stopped it."""
 
@@ -32,6 +65,7 @@ class ExecResult:
     exit_code: int
     timed_out: bool = False
     truncated: int = 0
+    usage: Usage | None = None  # filled in by callers that measure the run (grading runs)
 
 
 @dataclass

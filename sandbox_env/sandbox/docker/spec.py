@@ -5,6 +5,12 @@ network, no capabilities, `no-new-privileges`, a read-only root, bounded writabl
 space (tmpfs `/workspace` and `/tmp`), and CPU, memory and pids limits; every value
 comes from `Limits` (arguments of load_environment). The agent's stream is protocol,
 not a log, so the engine keeps no log of it.
+
+Lifetime: a container never outlives the host process that made it. Its stdin is closed
+by the engine when the host's attach stream closes (`stdin_once`: docker-py sets it for a
+container created with `detach=False` and `stdin_open`), the agent exits on end of input,
+and `auto_remove` removes the exited container. The backend attaches before it starts
+the container, so there is no moment at which a started container has nobody attached.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ def container_spec(image: str, limits: Limits, labels: dict[str, str], role: str
         image=image,
         command=AGENT_ARGV,
         stdin_open=True,
+        detach=False,  # with stdin_open: StdinOnce, so the agent sees end of input when the host's stream closes
+        auto_remove=True,
         name=container_name(role),
         labels=labels,
         user=SANDBOX_USER,
@@ -48,5 +56,4 @@ def container_spec(image: str, limits: Limits, labels: dict[str, str], role: str
         },
         init=True,
         log_config=docker.types.LogConfig(type="none"),
-        detach=True,
     )
