@@ -31,7 +31,7 @@ The rule (docs/architecture.md, "Blame"):
    sandbox and a tool message that says what happened; in grading it is the submission's
    0.0. Never a scoring_error.
 
-The measurements come from the backend (`SandboxBackend.usage`): the container's cgroup
+The measurements come from the backend (`SandboxBackend.usage_point`): the container's cgroup
 CPU usage, CPU pressure, and pids and memory limit events, read by the host where the code
 under test cannot touch them (docker/cgroup.py).
 """
@@ -40,10 +40,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sandbox_env.sandbox.types import ExecResult, SandboxError, Usage
+from sandbox_env.sandbox.types import ExecResult, SandboxError
+from sandbox_env.sandbox.usage import Usage
 
 BUSY_SHARE = 0.5  # of cpus x wall: a sandbox that used this much was running, not starved
 STARVED_SHARE = 0.25  # share of the window in which a runnable task of the sandbox waited for a CPU
+LIMIT_WINDOW = 10.0  # a limit that was hit is judged by at most its last this many seconds
 
 
 class StarvedRun(SandboxError):
@@ -99,8 +101,13 @@ def judge_silence(usage: Usage | None) -> Verdict:
     return Verdict(False, f"the sandbox was not busy (CPU {cpu} in {usage.wall:.1f} s{load})")
 
 
-def check_time_limit(result: ExecResult, what: str) -> None:
-    """Before blaming the submission for a time limit: raise StarvedRun unless the evidence shows it is its own."""
-    verdict = judge_time_limit(result.usage)
+def check_time_limit(result: ExecResult, what: str, seconds: float) -> None:
+    """Before blaming the submission for a `seconds` limit that ended `result`: raise StarvedRun unless it is its own.
+
+    The evidence is what the sandbox did in the last `seconds` of the run, at most
+    `LIMIT_WINDOW` (a limit ends the run when it is hit: what ran just before is what hung).
+    """
+    window = min(seconds, LIMIT_WINDOW)
+    verdict = judge_time_limit(result.usage.over_last(window) if result.usage is not None else None)
     if not verdict.submission:
         raise StarvedRun(f"{what} hit its time limit, but not by the submission's doing: {verdict.why}")

@@ -143,7 +143,7 @@ class FastAPIFamily:
             return Grade.harness_fault(f"the HTTP driver stopped at stage {stage!r} ({how})")
         if report.get("stalled"):
             st = report["stalled"]
-            check_time_limit(result, f"{st.get('what')} (the driver's {st.get('limit'):g} s limit)")
+            check_time_limit(result, f"{st.get('what')} (the driver's {st.get('limit'):g} s limit)", st.get("limit") or 0)
             return _failed(checks, f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
                            imported=bool(report.get("imported")))  # fmt: skip
         if not report.get("imported"):

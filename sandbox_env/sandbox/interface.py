@@ -14,9 +14,9 @@ warm pool when one is kept for that image) and removes it on every exit path.
 Every sandbox a backend holds counts against the host's container budget (budget.py):
 `create` waits for a slot (pool refills only for a spare one) and `delete` gives it back.
 
-Evidence: `usage_mark` and `usage_since` measure what a sandbox consumed over a window
-(CPU time, CPU pressure, limit events; see blame.py); a backend that cannot measure
-returns None, which never counts against the submission. A lost agent is reported as
+Evidence: `usage_point` reads what a sandbox has consumed so far (CPU time, CPU pressure,
+limit events; sandbox/usage.py, judged by blame.py); a backend that cannot measure returns
+None, which never counts against the submission. A lost agent is reported as
 `SandboxEndedFromInside` when the sandbox's own processes did it, else `SandboxError`.
 """
 
@@ -30,7 +30,8 @@ from typing import Any
 
 from sandbox_env.constants import CALL_SLACK, FILE_IO_TIMEOUT, SESSION_START_TIMEOUT, SPAWN_TIMEOUT
 from sandbox_env.sandbox.pool import WarmPool
-from sandbox_env.sandbox.types import ExecResult, Limits, PyResult, Usage
+from sandbox_env.sandbox.types import ExecResult, Limits, PyResult
+from sandbox_env.sandbox.usage import UsagePoint
 
 
 def _exec_result(reply: dict[str, Any]) -> ExecResult:
@@ -66,12 +67,8 @@ class SandboxBackend(ABC):
         """Remove every sandbox this backend made (also from atexit); it creates nothing afterwards."""
 
     # -- evidence for blame (see blame.py) ---------------------------------------------------
-    async def usage_mark(self, sandbox_id: str) -> Any:
-        """An opaque reading of what the sandbox has consumed so far (None: this backend cannot measure)."""
-        return None
-
-    async def usage_since(self, sandbox_id: str, mark: Any) -> Usage | None:
-        """What the sandbox consumed since `mark` (None when it cannot be measured)."""
+    def usage_point(self, sandbox_id: str) -> UsagePoint | None:
+        """What the sandbox has consumed so far, read without blocking (None: this backend cannot measure)."""
         return None
 
     # -- pools and the lifecycle ------------------------------------------------------------

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sandbox_env.constants import DEFAULTS
+from sandbox_env.sandbox.usage import Usage, UsageTrace
+
+__all__ = ["ExecResult", "Limits", "PyResult", "SandboxEndedFromInside", "SandboxError", "Usage", "UsageTrace"]
 
 
 class SandboxError(RuntimeError):
@@ -38,25 +41,6 @@ class Limits:
 
 
 @dataclass
-class Usage:
-    """What a sandbox consumed over a window of time, measured by the host (None: not measurable).
-
-    `cpu` is CPU-seconds the sandbox's processes used; `cpus` the CPU limit it had;
-    `cpu_pressure` the share of the window in which some task of the sandbox was runnable
-    but waiting for a CPU (its cgroup's PSI `some`; where the kernel keeps none per
-    cgroup, the host's); `fork_failures` and `memory_failures` how often its pids limit
-    refused a fork and its memory limit killed a process.
-    """
-
-    wall: float
-    cpus: float
-    cpu: float | None = None
-    cpu_pressure: float | None = None
-    fork_failures: int | None = None
-    memory_failures: int | None = None
-
-
-@dataclass
 class ExecResult:
     """A finished command or program: its output, exit code, and whether a limit stopped it."""
 
@@ -65,7 +49,7 @@ class ExecResult:
     exit_code: int
     timed_out: bool = False
     truncated: int = 0
-    usage: Usage | None = None  # filled in by callers that measure the run (grading runs)
+    usage: UsageTrace | None = None  # what the sandbox consumed during the run (grading runs measure it)
 
 
 @dataclass

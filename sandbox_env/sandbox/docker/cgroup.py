@@ -22,20 +22,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox_env.sandbox.types import Usage
+from sandbox_env.sandbox.usage import UsagePoint
 
 ROOT = Path("/sys/fs/cgroup")
 HOST_PRESSURE = Path("/proc/pressure/cpu")
-
-
-@dataclass(frozen=True)
-class Sample:
-    at: float  # time.monotonic()
-    cpu_ns: int | None
-    pressure_us: int | None  # the container's own where the kernel keeps it, else the host's
-    pressure_is_own: bool
-    fork_failures: int | None
-    oom_kills: int | None
 
 
 def _read(path: Path) -> str | None:
@@ -92,7 +82,7 @@ def find(cid: str, root: Path = ROOT) -> CgroupPaths:
     return CgroupPaths(unified, v1["cpuacct"], v1["pids"], v1["memory"])
 
 
-def sample(paths: CgroupPaths) -> Sample | None:
+def sample(paths: CgroupPaths) -> UsagePoint | None:
     """Cumulative counters of one container now, or None when its cgroup cannot be read."""
     if not paths.found:
         return None
@@ -102,8 +92,9 @@ def sample(paths: CgroupPaths) -> Sample | None:
     if cpu_ns is None and paths.cpuacct:
         text = _read(paths.cpuacct / "cpuacct.usage")
         cpu_ns = int(text) if text and text.strip().isdigit() else None
-    own_pressure = _field(_read(u / "cpu.pressure"), "some_total") if u else None
-    pressure = own_pressure if own_pressure is not None else _field(_read(HOST_PRESSURE), "some_total")
+    stall_us = _field(_read(u / "cpu.pressure"), "some_total") if u else None
+    if stall_us is None:
+        stall_us = _field(_read(HOST_PRESSURE), "some_total")
     forks = _field(_read(paths.pids / "pids.events"), "max") if paths.pids else None
     if forks is None and u:
         forks = _field(_read(u / "pids.events"), "max")
@@ -112,25 +103,7 @@ def sample(paths: CgroupPaths) -> Sample | None:
         ooms = _field(_read(u / "memory.events"), "oom_kill")
     if cpu_ns is None and forks is None and ooms is None:
         return None
-    return Sample(time.monotonic(), cpu_ns, pressure, own_pressure is not None, forks, ooms)
-
-
-def between(a: Sample | None, b: Sample | None, cpus: float, *, cumulative_limits: bool = False) -> Usage | None:
-    """What the container used from sample `a` to sample `b` (limit events since its start when cumulative_limits)."""
-    if a is None or b is None:
-        return None
-    wall = max(b.at - a.at, 1e-6)
-
-    def delta(x: int | None, y: int | None) -> int | None:
-        return None if x is None or y is None else max(0, y - x)
-
-    cpu_ns = delta(a.cpu_ns, b.cpu_ns)
-    stall = delta(a.pressure_us, b.pressure_us)
-    forks = b.fork_failures if cumulative_limits else delta(a.fork_failures, b.fork_failures)
-    ooms = b.oom_kills if cumulative_limits else delta(a.oom_kills, b.oom_kills)
-    return Usage(
-        wall=wall, cpus=cpus,
-        cpu=None if cpu_ns is None else cpu_ns / 1e9,
-        cpu_pressure=None if stall is None else min(1.0, stall / 1e6 / wall),
-        fork_failures=forks, memory_failures=ooms,
+    return UsagePoint(
+        at=time.monotonic(), cpu=None if cpu_ns is None else cpu_ns / 1e9,
+        stall=None if stall_us is None else stall_us / 1e6, fork_failures=forks, oom_kills=ooms,
     )  # fmt: skip

@@ -42,7 +42,8 @@ from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
 from sandbox_env.sandbox.runs import current_run_id, hold_run
-from sandbox_env.sandbox.types import Limits, SandboxError, Usage
+from sandbox_env.sandbox.types import Limits, SandboxError
+from sandbox_env.sandbox.usage import Usage, UsagePoint, between
 
 logger = logging.getLogger("websandbox.sandbox")
 
@@ -147,11 +148,13 @@ class DockerBackend(SandboxBackend):
                 list(pool.map(self._delete_quietly, ids))
         self._events.stop()
 
-    async def usage_mark(self, sandbox_id: str) -> Any:
-        return self._sample(sandbox_id)
-
-    async def usage_since(self, sandbox_id: str, mark: Any) -> Usage | None:
-        return cgroup.between(mark, self._sample(sandbox_id), self.limits.cpus)
+    def usage_point(self, sandbox_id: str) -> UsagePoint | None:
+        rec = self._records.get(sandbox_id)
+        if rec is None:
+            return None
+        if rec.cgroup is None:
+            rec.cgroup = cgroup.find(sandbox_id)
+        return cgroup.sample(rec.cgroup)
 
     # -- blocking engine work, run in the thread pool --------------------------------------------
     def _start_ready(self, image: str, role: str, slot: Slot) -> str:
@@ -233,23 +236,15 @@ class DockerBackend(SandboxBackend):
             return rec.container.attrs["State"].get("Running", False)
 
         def measure(seconds: float) -> Usage | None:
-            first = self._sample(sandbox_id)
+            first = self.usage_point(sandbox_id)
             threading.Event().wait(seconds)
-            return cgroup.between(first, self._sample(sandbox_id), self.limits.cpus, cumulative_limits=True)
+            return between(first, self.usage_point(sandbox_id), self.limits.cpus, cumulative_limits=True)
 
         text = str(exc)
         closed = "closed" in text or "broke" in text
         return diagnose(sandbox_id, exc, events=self._events, removing=rec.removing or self._closed,
                         stream_closed=closed, protocol_broken=_protocol_broken(exc), running=running,
                         measure=measure)  # fmt: skip
-
-    def _sample(self, sandbox_id: str) -> cgroup.Sample | None:
-        rec = self._records.get(sandbox_id)
-        if rec is None:
-            return None
-        if rec.cgroup is None:
-            rec.cgroup = cgroup.find(sandbox_id)
-        return cgroup.sample(rec.cgroup)
 
     def _delete(self, sandbox_id: str) -> None:
         rec = self._records.get(sandbox_id)
