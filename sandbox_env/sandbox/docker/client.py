@@ -24,9 +24,11 @@ import atexit
 import logging
 import os
 import threading
+import time
 import uuid
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import docker.errors
@@ -48,6 +50,10 @@ from sandbox_env.sandbox.usage import Usage, UsagePoint, between
 logger = logging.getLogger("websandbox.sandbox")
 
 
+SAMPLE_PERIOD = 0.5  # seconds between cgroup readings of a sandbox while a call to it runs
+EVIDENCE_WINDOW = 2.0  # seconds before a lost agent over which its sandbox is judged
+
+
 @dataclass
 class _Record:
     container: Any
@@ -55,6 +61,8 @@ class _Record:
     slot: Slot | None
     cgroup: cgroup.CgroupPaths | None = None
     removing: bool = False
+    busy: int = 0  # calls in flight
+    recent: deque = field(default_factory=lambda: deque(maxlen=16))  # UsagePoints taken while busy
 
 
 def _engine_message(exc: Exception) -> str:
@@ -85,6 +93,7 @@ class DockerBackend(SandboxBackend):
         self._events = ContainerEvents(self._api, f"{LABEL_CLIENT}={self.client_id}")
         self._reaper_started = False
         self._lock = threading.Lock()
+        self._sampler = threading.Thread(target=self._sample_busy, name="websandbox-usage", daemon=True)
         atexit.register(self.teardown)
 
     async def _in_thread(self, fn, *args):
@@ -179,6 +188,7 @@ class DockerBackend(SandboxBackend):
                 return
             self._reaper_started = True
         self._events.start()
+        self._sampler.start()
         try:
             reaper.spawn(os.getpid(), f"{LABEL_CLIENT}={self.client_id}")
         except Exception as exc:  # noqa: BLE001 - teardown, stdin_once and gc still remove containers
@@ -215,12 +225,25 @@ class DockerBackend(SandboxBackend):
         except (ChannelError, docker.errors.APIError) as exc:
             raise SandboxError(f"sandbox {short(sandbox_id)} did not become ready: {exc}") from exc
 
+    def _sample_busy(self) -> None:
+        """While a call runs, read its sandbox's cgroup now and then: evidence taken before any failure."""
+        while not self._closed:
+            for sid, rec in list(self._records.items()):
+                if rec.busy:
+                    point = self.usage_point(sid)
+                    if point is not None:
+                        rec.recent.append(point)
+            time.sleep(SAMPLE_PERIOD)
+
     def _call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         rec = self._record(sandbox_id)
+        rec.busy += 1
         try:
             reply = rec.channel.call(request, timeout=timeout)
         except ChannelError as exc:
             raise self._diagnose(sandbox_id, rec, exc) from exc
+        finally:
+            rec.busy -= 1
         if "error" in reply:
             raise SandboxError(f"sandbox {short(sandbox_id)}: {reply['error']}")
         return reply
@@ -235,10 +258,16 @@ class DockerBackend(SandboxBackend):
                 return True  # cannot tell: judge by the cgroup
             return rec.container.attrs["State"].get("Running", False)
 
-        def measure(seconds: float) -> Usage | None:
-            first = self.usage_point(sandbox_id)
-            threading.Event().wait(seconds)
-            return between(first, self.usage_point(sandbox_id), self.limits.cpus, cumulative_limits=True)
+        def measure() -> Usage | None:
+            points = list(rec.recent)
+            now = self.usage_point(sandbox_id)  # None once the container is gone
+            if now is not None:
+                points.append(now)
+            if len(points) < 2:
+                return None
+            end = points[-1]
+            start = next((p for p in reversed(points[:-1]) if p.at <= end.at - EVIDENCE_WINDOW), points[0])
+            return between(start, end, self.limits.cpus, cumulative_limits=True)
 
         text = str(exc)
         closed = "closed" in text or "broke" in text

@@ -6,16 +6,19 @@ agent fell silent, or it missed its deadline). The answer is an exception to rai
 it, a plain `SandboxError` (a harness fault) otherwise.
 
 Evidence, in order:
-1. The engine's record (events.py). The container died: with an `oom` first, its
-   processes ran out of memory; with an outside `kill` first, or a removal this backend
-   asked for, someone outside ended it; otherwise its own processes ended its agent
-   (`kill -9 -1`, or killing the agent by pid). A container that is gone with no record
-   of how is a harness fault.
+1. A removal this backend asked for: the harness.
 2. The stream carried junk the agent never writes (a line that is not JSON): sandboxed code
    wrote it there through the agent's descriptors.
-3. The container still runs and its agent is silent: its cgroup over one second
-   (cgroup.py) says whether the sandbox kept its CPU busy or sat at its pids or memory
-   limit (its own doing) or was idle (the harness: a starved or faulty agent).
+3. The engine's record (events.py). The container died: with an `oom` first, its
+   processes ran out of memory; with an outside `kill` first, someone outside ended it
+   (docker kill or rm, gc, the engine); killed by a signal otherwise (exit code 128+N),
+   its own processes ended the agent (`kill -9 -1`, or the agent's pid). Exit code 0 is
+   the agent leaving on end of input, which follows from the host closing the stream
+   after the failure: no evidence either way. Any other exit code is the agent failing
+   by itself: the harness. A container that is gone with no record of how: the harness.
+4. Otherwise the agent fell silent: the sandbox's cgroup over the last seconds before the
+   failure (sampled while the call ran: cgroup.py) says whether it kept its CPU busy or
+   sat at its pids or memory limit (its own doing) or was idle or starved (the harness).
 """
 
 from __future__ import annotations
@@ -28,51 +31,52 @@ from sandbox_env.sandbox.docker.events import ContainerEvents, Ending
 from sandbox_env.sandbox.types import SandboxEndedFromInside, SandboxError, Usage
 
 DEATH_WAIT = 3.0  # seconds to wait for the engine's `die` event after the stream closed
-SILENCE_WINDOW = 1.0  # seconds over which a silent agent's sandbox is measured
+SIGNAL_NAMES = {9: "SIGKILL", 15: "SIGTERM", 6: "SIGABRT", 11: "SIGSEGV"}
 
 
-def _ending_verdict(ending: Ending, removing: bool) -> tuple[bool, str]:
-    if removing:
-        return False, "it was being removed by this backend"
+def _ending_verdict(ending: Ending) -> tuple[bool | None, str]:
+    """(True: the sandbox's doing, False: the harness's, None: no evidence) and why."""
     if ending.killed is not None:
         return False, f"it was killed from outside (signal {ending.killed}: docker kill or rm, gc, or the engine)"
     if ending.oom:
         return True, "its processes ran out of memory: the kernel's OOM killer ended the agent"
     code = ending.exit_code
-    how = f"exit code {code}" + (" (SIGKILL)" if code == 137 else "") if code is not None else "no exit code"
-    return True, f"its processes ended the agent from inside ({how}; for example kill -9 -1)"
+    if code is None:
+        return False, "it died and the engine gave no exit code"
+    if code == 0:
+        return None, "the agent left on end of input after the host closed the stream"
+    if code > 128:
+        name = SIGNAL_NAMES.get(code - 128, f"signal {code - 128}")
+        return True, f"its processes ended the agent from inside (killed by {name}; for example kill -9 -1)"
+    return False, f"the agent failed by itself (exit code {code})"
 
 
 def diagnose(sandbox_id: str, error: Exception, *, events: ContainerEvents, removing: bool,
              stream_closed: bool, protocol_broken: bool, running: Callable[[], bool | None],
-             measure: Callable[[float], Usage | None]) -> SandboxError:  # fmt: skip
+             measure: Callable[[], Usage | None]) -> SandboxError:  # fmt: skip
     """The exception that says why the agent of `sandbox_id` was lost and whose doing it was.
 
     `running()` asks the engine whether the container still runs (None: it is gone);
-    `measure(seconds)` samples its cgroup over that many seconds.
+    `measure()` is the sandbox's usage over the last seconds before the failure.
     """
     who = f"sandbox {short(sandbox_id)}"
-    ending = events.wait_for_death(sandbox_id, DEATH_WAIT if stream_closed else 0.0)
-    if ending is None:
-        state = running()
-        if state is None:
-            ending = events.wait_for_death(sandbox_id, DEATH_WAIT)
-            if ending is None:
-                return SandboxError(f"{who}: {error} (the container no longer exists and the engine kept no record "
-                                    "of how it ended)")  # fmt: skip
-        elif state is False:
-            ending = events.wait_for_death(sandbox_id, DEATH_WAIT)
-    if ending is not None:
-        inside, why = _ending_verdict(ending, removing)
-        if inside:
-            return SandboxEndedFromInside(f"{who}: {error} ({why})", why)
-        return SandboxError(f"{who}: {error} ({why})")
     if removing:
         return SandboxError(f"{who}: {error} (it was being removed by this backend)")
     if protocol_broken:
         why = "junk that the agent never writes was put onto its stream (code in the sandbox wrote to the agent's descriptors)"
         return SandboxEndedFromInside(f"{who}: {error} ({why})", why)
-    verdict = judge_silence(measure(SILENCE_WINDOW))
+    ending = events.wait_for_death(sandbox_id, DEATH_WAIT if stream_closed else 0.0)
+    if ending is None and running() is not True:
+        ending = events.wait_for_death(sandbox_id, DEATH_WAIT)
+        if ending is None:
+            return SandboxError(f"{who}: {error} (the container is gone and the engine kept no record of how it ended)")
+    if ending is not None:
+        inside, why = _ending_verdict(ending)
+        if inside:
+            return SandboxEndedFromInside(f"{who}: {error} ({why})", why)
+        if inside is False:
+            return SandboxError(f"{who}: {error} ({why})")
+    verdict = judge_silence(measure())
     if verdict.submission:
         why = f"the agent could not answer because {verdict.why}"
         return SandboxEndedFromInside(f"{who}: {error} ({why})", why)
