@@ -92,11 +92,33 @@ async def test_scripted_rollout_runs_both_tools_keeps_the_namespace_and_leaves_n
 
 
 @pytest.mark.docker
-async def test_a_rollout_that_breaks_its_sandbox_scores_zero_with_a_scoring_error(env, smoke_script, monkeypatch):
+async def test_a_rollout_that_kills_its_own_sandbox_gets_a_fresh_one_and_its_own_zero(env, smoke_script, monkeypatch):
     monkeypatch.setenv(POLICY_KEY_VAR, "local")
     state = await _play(env, "smoke_hello", smoke_script)
-    assert state["grade"]["score"] == 0.0
-    assert state["scoring_error"]
+    said = [m.content for m in state["completion"] if m.role == "tool"][0]
+    assert state["grade"]["score"] == 0.0  # it never wrote hello.txt
+    assert state["grade"]["scoring_error"] is None and state.get("scoring_error") is None
+    assert state.get("error") is None
+    if state["sandbox_state"]["replaced"]:  # the agent died with everything else: a fresh sandbox, and it is told
+        assert "replaced by a fresh sandbox" in said
+    assert state["sandbox_id"] not in _containers()
+
+
+@pytest.mark.docker
+async def test_a_setup_that_fails_is_a_harness_fault_that_reaches_the_trainer(image, monkeypatch):
+    import verifiers as vf
+    import websandbox
+
+    # two processes are docker-init and the agent: the Python session cannot start
+    e = websandbox.load_environment(family="smoke", image=image, pool_size=0, pids_limit=2)
+    try:
+        monkeypatch.setenv(POLICY_KEY_VAR, "local")
+        state = await _rollout(e, "smoke_sum", "http://127.0.0.1:9/v1", retries=0)
+    finally:
+        e.backend.teardown()
+    assert isinstance(state["error"], vf.InfraError) and type(state["error"]).__name__ == "HarnessFault"
+    assert state["grade"]["score"] == 0.0 and state["grade"]["scoring_error"]
+    assert state["scoring_error"] and "setting up task smoke_sum failed" in state["scoring_error"]
     assert state["sandbox_id"] not in _containers()
 
 
