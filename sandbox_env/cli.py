@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -69,14 +69,25 @@ def cmd_policy_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _results_dir(model: str) -> Path:
-    return REPO_ROOT / "environments" / ENV_ID / "outputs" / "evals" / f"{ENV_ID}--{model}"
+# what vf-eval logs when it opens and when it finishes its results folder
+_RESULTS_LINE = re.compile(r"Sav(?:ing|ed final) results to (\S.*?)\s*$")
 
 
-def _newest_run(model: str, before: set[Path]) -> Path | None:
-    base = _results_dir(model)
-    runs = [p for p in base.glob("*") if p.is_dir() and p not in before and (p / "results.jsonl").exists()]
-    return max(runs, key=lambda p: p.stat().st_mtime) if runs else None
+class ReportedRun:
+    """The results folder a vf-eval child reported on its output (not the newest on disk: other runs write there too)."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self.path: Path | None = None
+
+    def see(self, line: str) -> None:
+        found = _RESULTS_LINE.search(line.rstrip("\n"))
+        if found:
+            path = Path(found.group(1))
+            self.path = path if path.is_absolute() else self.cwd / path
+
+    def folder(self) -> Path | None:
+        return self.path if self.path is not None and (self.path / "results.jsonl").exists() else None
 
 
 def family_table(results_file: Path) -> list[dict]:
@@ -115,54 +126,64 @@ def print_table(rows: list[dict], title: str) -> None:
     Console().print(table)
 
 
-def leaked_ids() -> set[str]:
-    """Containers whose owning process has ended (a finished vf-eval leaves none)."""
-    from sandbox_env.sandbox.docker import leaked_containers
-
-    return {c["Id"] for c in leaked_containers()}
-
-
 def run_eval(policy: str = "reference", script: Path | None = None, concurrency: int = DEFAULTS.eval_concurrency,
              num_examples: int = -1,
              rollouts: int = 1, env_args: dict | None = None,
-             extra: list[str] | None = None) -> tuple[int, Path | None]:  # fmt: skip
-    """Serve the policy on loopback and run the real vf-eval against it; returns (exit code, run dir)."""
+             extra: list[str] | None = None, run_id: str | None = None) -> tuple[int, Path | None]:  # fmt: skip
+    """Serve the policy on loopback and run the real vf-eval against it; returns (exit code, run dir).
+
+    vf-eval runs under supervision (supervise.py): signals to this process reach its whole
+    process group, and it never outlives this process. Its env-server workers inherit
+    `WEBSANDBOX_RUN_ID`, so every container of the run carries `run_id`; the run dir is the
+    one vf-eval reported on its output.
+    """
     from sandbox_env.image import ensure_image
+    from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
+    from sandbox_env.supervise import Supervised
 
     ensure_image()
+    run_id = run_id or current_run_id()
+    hold_run(run_id)  # gc leaves the run's containers alone while this process lives
     server, url = start_policy_server(policy, script, "127.0.0.1", 0)
     model = "script" if script else policy
-    before = set(_results_dir(model).glob("*"))
     cmd = [
         str(Path(sys.executable).with_name("vf-eval")), ENV_ID, "-m", model, "-b", url, "-k", POLICY_KEY_VAR,
         "-n", str(num_examples), "-r", str(rollouts), "-c", str(concurrency), "-s", "--disable-tui", "-C", "grade",
         "-a", json.dumps(env_args or {}), *(extra or []),
     ]  # fmt: skip
-    env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy")}
-    print("$ " + " ".join(cmd), flush=True)
+    env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy"), RUN_ID_VAR: run_id}
+    print(f"$ {RUN_ID_VAR}={run_id} " + " ".join(cmd), flush=True)
+    reported = ReportedRun(REPO_ROOT)
     try:
-        code = subprocess.run(cmd, cwd=REPO_ROOT, env=env).returncode
+        code = Supervised(cmd, cwd=REPO_ROOT, env=env, on_line=reported.see).run()
     finally:
         server.should_exit = True
-    return code, _newest_run(model, before)
+    return code, reported.folder()
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from sandbox_env.sandbox.docker import settle_run
+    from sandbox_env.sandbox.runs import current_run_id
+
     env_args = json.loads(args.env_args) if args.env_args else {}
     if args.family:
         env_args["family"] = args.family
-    leaked_before = leaked_ids()
+    run_id = current_run_id()
     t0 = time.perf_counter()
-    code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
+    try:
+        code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args,
+                             run_id=run_id)  # fmt: skip
+    finally:
+        left = settle_run(run_id)  # this run's containers only: other runs may be going on
     wall = time.perf_counter() - t0
     if code != 0 or run is None:
-        print(f"vf-eval failed (exit code {code})", file=sys.stderr)
+        why = f"exit code {code}" if code != 0 else "it reported no results folder"
+        print(f"vf-eval failed ({why}); containers of run {run_id} left afterwards: {len(left)}", file=sys.stderr)
         return code or 1
     print_table(family_table(run / "results.jsonl"), f"{args.script or args.policy} policy, {run.name}")
-    left = len(leaked_ids() - leaked_before)
     print(f"saved to {run.relative_to(REPO_ROOT)}; read it in the browser: websandbox view {run.relative_to(REPO_ROOT)}")
-    print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
-    return 0 if left == 0 else 1
+    print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {len(left)}")
+    return 0 if not left else 1
 
 
 def cmd_view(args: argparse.Namespace) -> int:
