@@ -11,7 +11,8 @@ So the first container a backend makes also starts this reaper (`python reaper.p
 OWNER_PID LABEL=VALUE`, a script that imports only the docker SDK). It detaches from its parent
 (a new session, forked once more so that it is nobody's child: killing the owner's
 process tree does not reach it), waits for the owner to end (a pidfd, or polling where
-there is none), removes every container carrying the owner's client label, and exits.
+there is none), removes every container carrying the owner's client label (again 3 and
+10 seconds later, for a create request that was still in flight), and exits.
 When the owner tore everything down itself, the reaper finds nothing and just exits.
 """
 
@@ -25,6 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 POLL = 0.5
+PASSES = (0.0, 3.0, 10.0)  # seconds after the owner's death: a create request still in flight may land late
 
 
 def spawn(owner_pid: int, label: str) -> None:
@@ -84,13 +86,15 @@ def main(argv: list[str]) -> int:
     if os.fork() > 0:  # the spawner waits for this first process only; the reaper is nobody's child
         os._exit(0)
     _wait_for_exit(owner)
-    for attempt in range(3):
+    died = time.monotonic()
+    failures = 0
+    for at in PASSES:
+        time.sleep(max(0.0, died + at - time.monotonic()))
         try:
             reap(label)
-            return 0
-        except Exception:  # noqa: BLE001 - the engine may be restarting: try again, then give up
-            time.sleep(1.0 + attempt)
-    return 1
+        except Exception:  # noqa: BLE001 - the engine may be restarting: the next pass tries again
+            failures += 1
+    return 1 if failures == len(PASSES) else 0
 
 
 if __name__ == "__main__":
