@@ -241,8 +241,9 @@ class WebSandboxEnv(vf.SandboxEnv):
 
     async def _grade(self, state: vf.State, task: TaskRow) -> Grade:
         error = state.get("error")
-        if isinstance(error, vf.InfraError):
-            return Grade.harness_fault(f"the rollout stopped on a harness error: {error}")
+        infra = _infra_cause(error)
+        if infra is not None:  # e.g. a HarnessFault from a tool, which verifiers wraps in a ToolCallError
+            return Grade.harness_fault(f"the rollout stopped on a harness error: {infra}")
         if error is not None:
             return Grade(0.0, f"not graded: the rollout stopped on an error ({type(error).__name__}: {error})")
         if _cancelling():
@@ -267,8 +268,10 @@ class WebSandboxEnv(vf.SandboxEnv):
         state["grade"] = grade.to_dict()
         if grade.scoring_error:
             state["scoring_error"] = grade.scoring_error
-            if not isinstance(state.get("error"), vf.InfraError):
-                state["error"] = HarnessFault(grade.scoring_error)
+            if not isinstance(state.get("error"), vf.InfraError):  # retryable as such, not wrapped
+                fault = HarnessFault(grade.scoring_error)
+                fault.__cause__ = state.get("error")
+                state["error"] = fault
         logger.info("graded %s: score %.3f (%s)", task.task_id, grade.score, grade.reason)
 
     @vf.cleanup
@@ -295,3 +298,14 @@ def _current_sandbox(state: vf.State) -> str | None:
     if sid is not None:
         state["sandbox_id"] = sid
     return sid
+
+
+def _infra_cause(error: BaseException | None) -> BaseException | None:
+    """The harness error in `error`'s chain of causes, if there is one."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, vf.InfraError):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
