@@ -284,7 +284,7 @@ class WebSandboxEnv(vf.SandboxEnv):
 
     @vf.teardown
     async def teardown_sandboxes(self) -> None:
-        """Stop the pools, then remove every sandbox this env's backend made."""
+        """Remove every sandbox this env's backend made (pools included)."""
         self.backend.teardown()
 
     @vf.teardown

@@ -136,8 +136,7 @@ def test_a_run_is_live_while_any_of_its_processes_lives(tmp_path, monkeypatch):
     assert not run_is_live("never-started")
 
 
-def test_the_run_id_comes_from_the_environment_or_is_made_once_per_process(tmp_path, monkeypatch):
-    monkeypatch.setenv(RUNTIME_DIR_VAR, str(tmp_path))
+def test_the_run_id_comes_from_the_environment_or_is_made_once_per_process(monkeypatch):
     monkeypatch.setenv(RUN_ID_VAR, "given-by-the-cli")
     assert current_run_id() == "given-by-the-cli"
     monkeypatch.delenv(RUN_ID_VAR)
