@@ -33,7 +33,7 @@ from typing import Any
 
 import docker.errors
 
-from sandbox_env.constants import ENGINE_MESSAGE_CHARS, READY_TIMEOUT, SHORT_ID, short
+from sandbox_env.constants import ENGINE_MESSAGE_CHARS, READY_TIMEOUT, SANDBOX_USER, SHORT_ID, short
 from sandbox_env.sandbox.budget import SandboxBudget, Slot, default_max_sandboxes
 from sandbox_env.sandbox.docker import cgroup, reaper
 from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
@@ -61,6 +61,7 @@ class _Record:
     slot: Slot | None
     cgroup: cgroup.CgroupPaths | None = None
     removing: bool = False
+    agent_user: str | None = None  # the user the agent runs as (the container's)
     busy: int = 0  # calls in flight
     recent: deque = field(default_factory=lambda: deque(maxlen=16))  # UsagePoints taken while busy
 
@@ -208,7 +209,7 @@ class DockerBackend(SandboxBackend):
             ) from exc
         except docker.errors.APIError as exc:
             raise SandboxError(f"cannot create a container from {image!r}: {_engine_message(exc)}") from exc
-        rec = _Record(container, AgentChannel(self._api, container.id), slot)
+        rec = _Record(container, AgentChannel(self._api, container.id), slot, agent_user=spec.get("user"))
         self._records[container.id] = rec
         try:
             rec.channel.open()  # attached before it starts: its stdin closes when this stream does
@@ -273,7 +274,7 @@ class DockerBackend(SandboxBackend):
         closed = "closed" in text or "broke" in text
         return diagnose(sandbox_id, exc, events=self._events, removing=rec.removing or self._closed,
                         stream_closed=closed, protocol_broken=_protocol_broken(exc), running=running,
-                        measure=measure)  # fmt: skip
+                        measure=measure, agent_reachable=rec.agent_user == SANDBOX_USER)  # fmt: skip
 
     def _delete(self, sandbox_id: str) -> None:
         rec = self._records.get(sandbox_id)

@@ -12,7 +12,9 @@ Evidence, in order:
 3. The engine's record (events.py). The container died: with an `oom` first, its
    processes ran out of memory; with an outside `kill` first, someone outside ended it
    (docker kill or rm, gc, the engine); killed by a signal otherwise (exit code 128+N),
-   its own processes ended the agent (`kill -9 -1`, or the agent's pid). Exit code 0 is
+   its own processes ended the agent (`kill -9 -1`, or the agent's pid), but only where
+   the agent runs as the sandboxed code's user: an agent out of its reach was killed from
+   outside, and junk on its stream cannot be the sandbox's either. Exit code 0 is
    the agent leaving on end of input, which follows from the host closing the stream
    after the failure: no evidence either way. Any other exit code is the agent failing
    by itself: the harness. A container that is gone with no record of how: the harness.
@@ -34,7 +36,7 @@ DEATH_WAIT = 3.0  # seconds to wait for the engine's `die` event after the strea
 SIGNAL_NAMES = {9: "SIGKILL", 15: "SIGTERM", 6: "SIGABRT", 11: "SIGSEGV"}
 
 
-def _ending_verdict(ending: Ending) -> tuple[bool | None, str]:
+def _ending_verdict(ending: Ending, agent_reachable: bool) -> tuple[bool | None, str]:
     """(True: the sandbox's doing, False: the harness's, None: no evidence) and why."""
     if ending.killed is not None:
         return False, f"it was killed from outside (signal {ending.killed}: docker kill or rm, gc, or the engine)"
@@ -47,31 +49,38 @@ def _ending_verdict(ending: Ending) -> tuple[bool | None, str]:
         return None, "the agent left on end of input after the host closed the stream"
     if code > 128:
         name = SIGNAL_NAMES.get(code - 128, f"signal {code - 128}")
+        if not agent_reachable:  # sandboxed code cannot signal an agent that runs as another user
+            return False, f"the agent was killed by {name}, which code in the sandbox cannot send it"
         return True, f"its processes ended the agent from inside (killed by {name}; for example kill -9 -1)"
     return False, f"the agent failed by itself (exit code {code})"
 
 
 def diagnose(sandbox_id: str, error: Exception, *, events: ContainerEvents, removing: bool,
              stream_closed: bool, protocol_broken: bool, running: Callable[[], bool | None],
-             measure: Callable[[], Usage | None]) -> SandboxError:  # fmt: skip
+             measure: Callable[[], Usage | None], agent_reachable: bool = True) -> SandboxError:  # fmt: skip
     """The exception that says why the agent of `sandbox_id` was lost and whose doing it was.
 
     `running()` asks the engine whether the container still runs (None: it is gone);
-    `measure()` is the sandbox's usage over the last seconds before the failure.
+    `measure()` is the sandbox's usage over the last seconds before the failure;
+    `agent_reachable` whether the agent runs as the sandboxed code's own user (then that
+    code can signal it and write to its descriptors; otherwise a signal or junk can only
+    have come from outside).
     """
     who = f"sandbox {short(sandbox_id)}"
     if removing:
         return SandboxError(f"{who}: {error} (it was being removed by this backend)")
-    if protocol_broken:
+    if protocol_broken and agent_reachable:
         why = "junk that the agent never writes was put onto its stream (code in the sandbox wrote to the agent's descriptors)"
         return SandboxEndedFromInside(f"{who}: {error} ({why})", why)
+    if protocol_broken:
+        return SandboxError(f"{who}: {error} (the agent's stream carried junk, which code in the sandbox cannot write)")
     ending = events.wait_for_death(sandbox_id, DEATH_WAIT if stream_closed else 0.0)
     if ending is None and running() is not True:
         ending = events.wait_for_death(sandbox_id, DEATH_WAIT)
         if ending is None:
             return SandboxError(f"{who}: {error} (the container is gone and the engine kept no record of how it ended)")
     if ending is not None:
-        inside, why = _ending_verdict(ending)
+        inside, why = _ending_verdict(ending, agent_reachable)
         if inside:
             return SandboxEndedFromInside(f"{who}: {error} ({why})", why)
         if inside is False:
