@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 
-GRACE = 15.0  # seconds the child's group gets to clean up after a forwarded signal
+GRACE = 8.0  # seconds the child's group gets to clean up after a forwarded signal
 STRAGGLER_GRACE = 10.0  # seconds members of the group get after SIGTERM once the child has ended
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _PR_SET_PDEATHSIG = 1
