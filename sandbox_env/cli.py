@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import socket
 import sys
 import threading
 import time
 from pathlib import Path
 
-from sandbox_env.constants import DEFAULTS, ENV_ID, POLICY_SERVER_START_TIMEOUT, REPO_ROOT
+from sandbox_env.constants import DEFAULTS, ENV_ID, POLICY_SERVER_START_TIMEOUT
 
 POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
@@ -38,14 +37,14 @@ def _free_port(host: str) -> int:
         return s.getsockname()[1]
 
 
-def start_policy_server(policy: str, script: Path | None, host: str, port: int):
-    """Serve the policy in a background thread; returns (server, base_url)."""
+def start_policy_server(policy: str, script: Path | None, host: str, port: int, fail_after: int | None = None):
+    """Serve the policy in a background thread; returns (server, base_url). `fail_after`: policy/server.py."""
     import uvicorn
 
     from sandbox_env.policy.policies import make_policy
     from sandbox_env.policy.server import create_app
 
-    app = create_app(make_policy(policy, script))
+    app = create_app(make_policy(policy, script), fail_after=fail_after)
     port = port or _free_port(host)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True, name="policy-server")
@@ -59,7 +58,7 @@ def start_policy_server(policy: str, script: Path | None, host: str, port: int):
 
 
 def cmd_policy_serve(args: argparse.Namespace) -> int:
-    server, url = start_policy_server(args.policy, args.script, args.host, args.port)
+    server, url = start_policy_server(args.policy, args.script, args.host, args.port, args.fail_after)
     print(f"serving the {args.script or args.policy} policy at {url} (Ctrl-C to stop)", flush=True)
     try:
         while True:
@@ -69,74 +68,32 @@ def cmd_policy_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-# what vf-eval logs when it opens and when it finishes its results folder
-_RESULTS_LINE = re.compile(r"Sav(?:ing|ed final) results to (\S.*?)\s*$")
-
-
-class ReportedRun:
-    """The results folder a vf-eval child reported on its output (not the newest on disk: other runs write there too)."""
-
-    def __init__(self, cwd: Path) -> None:
-        self.cwd = cwd
-        self.path: Path | None = None
-
-    def see(self, line: str) -> None:
-        found = _RESULTS_LINE.search(line.rstrip("\n"))
-        if found:
-            path = Path(found.group(1))
-            self.path = path if path.is_absolute() else self.cwd / path
-
-    def folder(self) -> Path | None:
-        return self.path if self.path is not None and (self.path / "results.jsonl").exists() else None
-
-
-def family_table(results_file: Path) -> list[dict]:
-    """Per-family rows from a saved results.jsonl: tasks, mean reward, errors."""
-    rows: dict[str, dict] = {}
-    for line in results_file.read_text().splitlines():
-        rec = json.loads(line)
-        info = rec.get("info") or {}
-        if isinstance(info, str):
-            info = json.loads(info)
-        fam = info.get("family") or rec.get("task") or "?"
-        r = rows.setdefault(fam, {"family": fam, "rollouts": 0, "reward": 0.0, "perfect": 0,
-                                  "scoring_error": 0, "tampered": 0})  # fmt: skip
-        reward = float(rec.get("reward") or 0.0)
-        metrics = rec.get("metrics") or {}
-        r["rollouts"] += 1
-        r["reward"] += reward
-        r["perfect"] += reward == 1.0
-        r["scoring_error"] += bool(metrics.get("scoring_error", rec.get("scoring_error", 0)))
-        r["tampered"] += bool(metrics.get("tampered", rec.get("tampered", 0)))
-    for r in rows.values():
-        r["reward"] = r["reward"] / max(r["rollouts"], 1)
-    return sorted(rows.values(), key=lambda r: r["family"])
-
-
-def print_table(rows: list[dict], title: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title)
-    for col in ("family", "rollouts", "mean reward", "reward 1.0", "scoring errors", "tampered"):
-        table.add_column(col, justify="left" if col == "family" else "right")
-    for r in rows:
-        table.add_row(r["family"], str(r["rollouts"]), f"{r['reward']:.3f}", str(r["perfect"]),
-                      str(r["scoring_error"]), str(r["tampered"]))  # fmt: skip
-    Console().print(table)
+def vf_eval_command(url: str, model: str, concurrency: int, num_examples: int, rollouts: int, env_args: dict | None,
+                    resume: str | bool | None = None, extra: list[str] | None = None) -> list[str]:  # fmt: skip
+    """The vf-eval command line: ours first, then `--resume`, then the caller's arguments (the last of a repeated option wins)."""
+    resume_args = [] if not resume else ["--resume"] if resume is True else ["--resume", str(resume)]
+    return [
+        str(Path(sys.executable).with_name("vf-eval")), ENV_ID, "-m", model, "-b", url, "-k", POLICY_KEY_VAR,
+        "-n", str(num_examples), "-r", str(rollouts), "-c", str(concurrency), "-s", "--disable-tui", "-C", "grade",
+        "-a", json.dumps(env_args or {}), *resume_args, *(extra or []),
+    ]  # fmt: skip
 
 
 def run_eval(policy: str = "reference", script: Path | None = None, concurrency: int = DEFAULTS.eval_concurrency,
              num_examples: int = -1,
              rollouts: int = 1, env_args: dict | None = None,
-             extra: list[str] | None = None, run_id: str | None = None) -> tuple[int, Path | None]:  # fmt: skip
-    """Serve the policy on loopback and run the real vf-eval against it; returns (exit code, run dir).
+             extra: list[str] | None = None, resume: str | bool | None = None,
+             fail_after: int | None = None, run_id: str | None = None) -> tuple[int, Path | None]:  # fmt: skip
+    """Serve the policy on loopback and run the real vf-eval against it in the current directory,
+    printing live counts as rollouts finish; returns (exit code, run dir).
 
     vf-eval runs under supervision (supervise.py): signals to this process reach its whole
     process group, and it never outlives this process. Its env-server workers inherit
     `WEBSANDBOX_RUN_ID`, so every container of the run carries `run_id`; the run dir is the
-    one vf-eval reported on its output.
+    one vf-eval names on its output (eval_runs.py).
     """
+    from sandbox_env.eval_live import LiveCounts
+    from sandbox_env.eval_runs import locate
     from sandbox_env.image import ensure_image
     from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
     from sandbox_env.supervise import Supervised
@@ -144,24 +101,33 @@ def run_eval(policy: str = "reference", script: Path | None = None, concurrency:
     ensure_image()
     run_id = run_id or current_run_id()
     hold_run(run_id)  # gc leaves the run's containers alone while this process lives
-    server, url = start_policy_server(policy, script, "127.0.0.1", 0)
     model = "script" if script else policy
-    cmd = [
-        str(Path(sys.executable).with_name("vf-eval")), ENV_ID, "-m", model, "-b", url, "-k", POLICY_KEY_VAR,
-        "-n", str(num_examples), "-r", str(rollouts), "-c", str(concurrency), "-s", "--disable-tui", "-C", "grade",
-        "-a", json.dumps(env_args or {}), *(extra or []),
-    ]  # fmt: skip
+    args = (model, concurrency, num_examples, rollouts, env_args, resume, extra)
+    where = locate(vf_eval_command("http://127.0.0.1:0/v1", *args)[1:], Path.cwd())  # vf-eval's parser judges `extra`
+    server, url = start_policy_server(policy, script, "127.0.0.1", 0, fail_after)
+    cmd = vf_eval_command(url, *args)
+    where.snapshot(time.time())
     env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy"), RUN_ID_VAR: run_id}
     print(f"$ {RUN_ID_VAR}={run_id} " + " ".join(cmd), flush=True)
-    reported = ReportedRun(REPO_ROOT)
+    counts = LiveCounts(where).start()
     try:
-        code = Supervised(cmd, cwd=REPO_ROOT, env=env, on_line=reported.see).run()
+        code = Supervised(cmd, env=env, on_line=where.see).run()
     finally:
         server.should_exit = True
-    return code, reported.folder()
+        run = counts.stop()
+    return code, run
+
+
+def _shown(path: Path) -> Path:
+    """A path as the user can type it from here."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from sandbox_env.eval_report import report
     from sandbox_env.sandbox.docker import settle_run
     from sandbox_env.sandbox.runs import current_run_id
 
@@ -172,32 +138,44 @@ def cmd_eval(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args,
+                             extra=args.vf_args, resume=args.resume, fail_after=args.fail_after,
                              run_id=run_id)  # fmt: skip
     finally:
-        left = settle_run(run_id)  # this run's containers only: other runs may be going on
+        left = len(settle_run(run_id))  # this run's containers only: other runs may be going on
     wall = time.perf_counter() - t0
-    if code != 0 or run is None:
-        why = f"exit code {code}" if code != 0 else "it reported no results folder"
-        print(f"vf-eval failed ({why}); containers of run {run_id} left afterwards: {len(left)}", file=sys.stderr)
+    if run is None:
+        print(f"vf-eval saved no run (exit code {code}); containers of run {run_id} left afterwards: {left}",
+              file=sys.stderr)  # fmt: skip
         return code or 1
-    print_table(family_table(run / "results.jsonl"), f"{args.script or args.policy} policy, {run.name}")
-    print(f"saved to {run.relative_to(REPO_ROOT)}; read it in the browser: websandbox view {run.relative_to(REPO_ROOT)}")
-    print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {len(left)}")
-    return 0 if not left else 1
+    status = report(run, f"{args.script or args.policy} policy, {run.name}")
+    if code != 0:
+        print(f"vf-eval failed (exit code {code}); containers of run {run_id} left afterwards: {left}", file=sys.stderr)
+        return code
+    print(f"saved to {_shown(run)}; read it in the browser: websandbox view {_shown(run)}")
+    print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
+    return status or (0 if left == 0 else 1)
 
 
 def cmd_view(args: argparse.Namespace) -> int:
     from sandbox_env.viewer import load_run, write_report
-    from sandbox_env.viewer.runs import EVALS, newest_run
+    from sandbox_env.viewer.runs import newest_run, search_roots
     from sandbox_env.viewer.serve import show
 
-    run_dir = args.run_dir or newest_run([Path.cwd() / EVALS, REPO_ROOT / EVALS])
+    run_dir = args.run_dir or newest_run(search_roots(Path.cwd()))
     run = load_run(run_dir)
     out = write_report(run, args.out or run_dir / "report.html")
     print(f"wrote {out} ({len(run.rollouts)} rollouts of {run_dir}, {out.stat().st_size / 1e6:.1f} MB)")
     for problem in run.problems[:5]:
         print(f"  {problem}")
     return show(out, args.mode, args.port)
+
+
+def split_passthrough(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """Our arguments, and those after the first `--` (for vf-eval), or None when there is no `--`."""
+    if "--" not in argv:
+        return argv, None
+    i = argv.index("--")
+    return argv[:i], argv[i + 1 :]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="rebuild even when the image exists")
     p.set_defaults(func=cmd_build_image)
 
-    p = sub.add_parser("gc", help="remove containers left by runs that crashed")
+    p = sub.add_parser("gc", help="remove containers left by runs that are over (never a live run's)")
     p.add_argument("--all", action="store_true", help="remove every websandbox container, even of live runs")
     p.set_defaults(func=cmd_gc)
 
@@ -220,9 +198,12 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--script", type=Path, help="a JSON file mapping task ids to tool calls and a final message")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--fail-after", type=int, metavar="N", help="answer HTTP 500 after the first N requests of a rollout")
     s.set_defaults(func=cmd_policy_serve)
 
-    p = sub.add_parser("eval", help="the main job: vf-eval over every task against a scripted policy")
+    p = sub.add_parser("eval", help="the main job: vf-eval over every task against a scripted policy",
+                       usage="websandbox eval [options] [-- VF_EVAL_ARGS ...]",
+                       epilog="Everything after `--` goes to vf-eval as it is (the last of a repeated option wins).")  # fmt: skip
     p.add_argument("--policy", default="reference", choices=["reference", "null"])
     p.add_argument("--script", type=Path)
     p.add_argument("--family", help="only this family")
@@ -230,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-n", "--num-examples", type=int, default=-1)
     p.add_argument("-r", "--rollouts", type=int, default=1)
     p.add_argument("-a", "--env-args", help="JSON object of load_environment arguments")
+    p.add_argument("--resume", nargs="?", const=True, metavar="PATH",
+                   help="vf-eval --resume: go on with PATH, or with the newest incomplete run of this policy")  # fmt: skip
+    p.add_argument("--fail-after", type=int, metavar="N", help="the policy server answers HTTP 500 after N requests of a rollout")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")
@@ -242,7 +226,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=0, help="port for --serve (default: any free port)")
     p.set_defaults(func=cmd_view, mode=None)
 
+    argv, passthrough = split_passthrough(sys.argv[1:] if argv is None else list(argv))
     args = ap.parse_args(argv)
+    if passthrough is not None and args.command != "eval":
+        ap.error(f"only `websandbox eval` passes arguments after `--` on (to vf-eval), not `websandbox {args.command}`")
+    args.vf_args = passthrough or []
     try:
         return args.func(args)
     except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback

@@ -18,7 +18,8 @@ import secrets
 from typing import Any
 
 from sandbox_env.blame import check_time_limit
-from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME, DEFAULTS, GRADER_MAX_OUTPUT, REPORT_TAIL_CHARS
+from sandbox_env.constants import CONTAINER_PYTHON, DEFAULTS, GRADER_MAX_OUTPUT, REPORT_TAIL_CHARS
+from sandbox_env.grader_programs import grader_argv, grader_files
 from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.usage import TRACE_PERIOD, UsageTrace
@@ -66,17 +67,25 @@ class Grader:
                           timeout: float | None = None) -> tuple[ExecResult, dict[str, Any]]:  # fmt: skip
         """Run runtime/<program> with the request on stdin; return the raw result and its report.
 
-        The program starts first (ahead of time when prewarmed, so its imports are done),
-        its files are laid out next, and only then does its request arrive on stdin.
+        The grader programs are written into the sandbox first (they are not in the
+        image: grader_programs.py), the program starts (ahead of time when prewarmed, so
+        its imports are done), its files are laid out next, and only then does its
+        request arrive on stdin.
         """
         nonce = make_nonce()
         stdin = json.dumps({**request, "nonce": nonce}).encode() + b"\n"
-        argv = [CONTAINER_PYTHON, "-E", "-s", f"{CONTAINER_RUNTIME}/{program}"]
+        argv = grader_argv(CONTAINER_PYTHON, program)
+
+        async def start(sid: str) -> int:
+            sb = Sandbox(self.backend, sid)
+            await sb.write_files(grader_files())
+            return await sb.spawn(argv)
+
         if self.prewarm > 0:
             pool = self._pools.get(program)
             if pool is None:
                 pool = self._pools[program] = self.backend.warm_pool(
-                    self.image, self.prewarm, prepare=lambda sid: self.backend.spawn(sid, argv), role="grader"
+                    self.image, self.prewarm, prepare=start, role="grader"
                 )
             sid, handle = await pool.acquire_prepared()
         else:
@@ -85,7 +94,7 @@ class Grader:
         try:
             sb = Sandbox(self.backend, sid)
             if handle is None:
-                handle = await sb.spawn(argv)
+                handle = await start(sid)
             await sb.write_files(files)
             limit = self.timeout if timeout is None else timeout
             trace = UsageTrace(self.backend.limits.cpus)

@@ -12,8 +12,10 @@ the parent, which decides what the child gets:
 - When the parent dies without a chance to forward anything (SIGKILL), the kernel sends
   the child SIGTERM (`PR_SET_PDEATHSIG`, Linux), so vf-eval is never left orphaned.
 
-The child's stdout and stderr are copied through line by line, and each line is shown to
-`on_line` (the CLI finds the results folder vf-eval reports there).
+The child's stdout is the parent's own; its stderr (where vf-eval logs, and draws its
+progress bar) is copied through as it comes, byte for byte so that the bar still redraws,
+and each line of it is shown to `on_line` (the CLI finds there the results folder that
+vf-eval reports).
 """
 
 from __future__ import annotations
@@ -58,15 +60,25 @@ def _signal_group(pgid: int, sig: int) -> None:
         pass
 
 
-def _copy(stream, out, on_line: Callable[[str], None]) -> None:
-    for raw in iter(stream.readline, b""):
-        out.buffer.write(raw)
+def _copy(fd: int, out, on_line: Callable[[str], None]) -> None:
+    pending = b""
+    raw = getattr(out, "buffer", None)
+    while chunk := os.read(fd, 65536):
+        if raw is not None:
+            raw.write(chunk)
+        else:
+            out.write(chunk.decode("utf-8", "replace"))
         out.flush()
-        try:
-            on_line(raw.decode("utf-8", "replace"))
-        except Exception:  # noqa: BLE001 - a watcher's bug must not stop the copy
-            pass
-    stream.close()
+        pending += chunk
+        *lines, pending = pending.replace(b"\r", b"\n").split(b"\n")
+        for line in lines:
+            try:
+                on_line(line.decode("utf-8", "replace"))
+            except Exception:  # noqa: BLE001 - a watcher's bug must not stop the copy
+                pass
+    if pending:
+        on_line(pending.decode("utf-8", "replace"))
+    os.close(fd)
 
 
 class Supervised:
@@ -93,18 +105,16 @@ class Supervised:
             signal.signal(sig, self._forward)
         try:
             self.proc = subprocess.Popen(
-                self.cmd, cwd=self.cwd, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                self.cmd, cwd=self.cwd, env=self.env, stderr=subprocess.PIPE,
                 start_new_session=True, preexec_fn=_die_with_parent,
             )  # fmt: skip
-            copies = [
-                threading.Thread(target=_copy, args=(self.proc.stdout, sys.stdout, self.on_line), daemon=True),
-                threading.Thread(target=_copy, args=(self.proc.stderr, sys.stderr, self.on_line), daemon=True),
-            ]
-            for t in copies:
-                t.start()
+            assert self.proc.stderr is not None
+            fd = os.dup(self.proc.stderr.fileno())
+            self.proc.stderr.close()
+            copy = threading.Thread(target=_copy, args=(fd, sys.stderr, self.on_line), daemon=True)
+            copy.start()
             code = self._wait()
-            for t in copies:
-                t.join(timeout=5)
+            copy.join(timeout=5)
             return code
         finally:
             if self.proc is not None and group_alive(self.proc.pid):

@@ -92,15 +92,12 @@ async def test_scripted_rollout_runs_both_tools_keeps_the_namespace_and_leaves_n
 
 
 @pytest.mark.docker
-async def test_a_rollout_that_kills_its_own_sandbox_gets_a_fresh_one_and_its_own_zero(env, smoke_script, monkeypatch):
+async def test_a_rollout_that_kills_every_process_it_can_scores_zero_as_its_own_fault(env, smoke_script, monkeypatch):
+    """`kill -9 -1` reaches only the model's own processes: the agent survives, so this is no harness fault."""
     monkeypatch.setenv(POLICY_KEY_VAR, "local")
     state = await _play(env, "smoke_hello", smoke_script)
-    said = [m.content for m in state["completion"] if m.role == "tool"][0]
-    assert state["grade"]["score"] == 0.0  # it never wrote hello.txt
-    assert state["grade"]["scoring_error"] is None and state.get("scoring_error") is None
-    assert state.get("error") is None
-    if state["sandbox_state"]["replaced"]:  # the agent died with everything else: a fresh sandbox, and it is told
-        assert "replaced by a fresh sandbox" in said
+    assert state["grade"]["score"] == 0.0 and "does not exist" in state["grade"]["reason"]
+    assert not state.get("scoring_error") and not state.get("error")
     assert state["sandbox_id"] not in _containers()
 
 
@@ -118,7 +115,7 @@ async def test_a_setup_that_fails_is_a_harness_fault_that_reaches_the_trainer(im
         e.backend.teardown()
     assert isinstance(state["error"], vf.InfraError) and type(state["error"]).__name__ == "HarnessFault"
     assert state["grade"]["score"] == 0.0 and state["grade"]["scoring_error"]
-    assert state["scoring_error"] and "setting up task smoke_sum failed" in state["scoring_error"]
+    assert state["scoring_error"] and "smoke_sum" in state["scoring_error"]
     assert state["sandbox_id"] not in _containers()
 
 

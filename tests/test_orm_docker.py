@@ -86,8 +86,7 @@ async def test_the_session_starts_fast_with_the_names_in_scope_on_a_private_copy
         await FAMILY.setup(sb, task)  # a restart restores the data
         again = await sb.run_python("print(Book.objects.count())")
         assert again.output.strip() == "60"
-    # About 0.35 s on an idle 2-core machine; the bound is loose because the machine is shared.
-    assert elapsed < 10.0, f"the ORM session took {elapsed:.2f}s to start"
+    print(f"the ORM session started in {elapsed:.2f} s (bench/bench.py measures it against its floor)")
 
 
 async def test_collect_from_a_killed_container_raises_a_sandbox_error(backend, image):

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from sandbox_env.cli import ReportedRun
+from sandbox_env.eval_runs import RunLocation
 from sandbox_env.sandbox.docker import docker_client, leaked_containers, run_containers
 from sandbox_env.sandbox.docker.labels import LABEL, LABEL_PID, LABEL_RUN
 from sandbox_env.sandbox.locks import RUNTIME_DIR_VAR
@@ -17,19 +17,21 @@ from sandbox_env.sandbox.runs import RUN_ID_VAR, new_run_id
 
 
 def test_the_results_folder_is_the_one_vf_eval_reported_not_the_newest_on_disk(tmp_path):
-    mine = tmp_path / "outputs" / "evals" / "websandbox--reference" / "aaaa1111"
-    other = tmp_path / "outputs" / "evals" / "websandbox--reference" / "zzzz9999"
+    runs = tmp_path / "outputs" / "evals" / "websandbox--reference"
+    mine, other = runs / "aaaa1111", runs / "zzzz9999"
+    where = RunLocation(runs_dir=runs, cwd=tmp_path)
+    where.snapshot(0.0)
     for run in (mine, other):
         run.mkdir(parents=True)
-    reported = ReportedRun(tmp_path)
-    reported.see("2026-11-30 13:06:03 - verifiers.legacy.envs.environment.WebSandboxEnv - INFO - "
-                 "Saving results to outputs/evals/websandbox--reference/aaaa1111\n")  # fmt: skip
-    assert reported.folder() is None  # nothing saved yet
-    (other / "results.jsonl").write_text("{}\n")  # another run, going on at the same time, writes later
+    where.see("2026-11-30 13:06:03 - verifiers.legacy.envs.environment.WebSandboxEnv - INFO - "
+              "Saving results to outputs/evals/websandbox--reference/aaaa1111")  # fmt: skip
+    assert where.find() is None  # nothing saved yet
+    (other / "results.jsonl").write_text("{}\n")  # another run of the same model, going on at once, writes later
     (mine / "results.jsonl").write_text("{}\n")
-    assert reported.folder() == mine
-    reported.see("Processing 2 groups (2 total rollouts): 100%")
-    assert reported.folder() == mine
+    (other / "results.jsonl").touch()
+    assert where.find() == mine
+    where.see("Processing 2 groups (2 total rollouts): 100%")
+    assert where.find() == mine
 
 
 RUN_HOLDER = """

@@ -15,8 +15,9 @@ import pytest
 from verifiers.utils.path_utils import is_valid_eval_results_path
 from verifiers.utils.save_utils import load_outputs
 
-from sandbox_env.cli import family_table, run_eval, start_policy_server
+from sandbox_env.cli import run_eval, start_policy_server
 from sandbox_env.dataset import load_rows
+from sandbox_env.eval_report import family_table
 from sandbox_env.sandbox.docker import run_containers
 from sandbox_env.sandbox.runs import new_run_id
 
@@ -45,9 +46,9 @@ def test_reference_policy_scores_one_on_every_task_and_leaves_no_container(image
     assert set(by_task) == expected
     wrong = {t: (o["reward"], (o.get("grade") or {}).get("reason")) for t, o in by_task.items() if o["reward"] != 1.0}
     assert wrong == {}
-    table = {r["family"]: r for r in family_table(run / "results.jsonl")}
-    assert set(table) == _families()
-    assert all(r["scoring_error"] == 0 and r["tampered"] == 0 for r in table.values())
+    table = {r["family"]: r for r in family_table(run)}
+    assert set(table) == _families() | {"all"}
+    assert all(r["scoring_errors"] == 0 and r["tampered"] == 0 and r["errored"] == 0 for r in table.values())
 
 
 def test_null_policy_scores_zero_everywhere(image):

@@ -42,12 +42,13 @@ def load_environment(
     if max_turns is None:
         families = {r["info"]["family"] for r in rows}
         max_turns = max(DEFAULT_MAX_TURNS.get(f, DEFAULTS.max_turns) for f in families)
+    tasks = build_dataset(rows)
     return WebSandboxEnv(
-        dataset=build_dataset(rows),
+        dataset=tasks,  # the same tasks train and evaluate: vf-eval reads eval_dataset,
+        eval_dataset=tasks,  # and without it logs that it falls back to the train dataset
         image=image or ensure_image(build_if_missing=build_image),
         backend=backend,
-        limits=Limits(cpus=cpus, memory_mb=memory_mb, pids=pids_limit, workspace_mb=workspace_mb,
-                      tmp_mb=tmp_mb, network=network),  # fmt: skip
+        limits=Limits(cpus=cpus, memory_mb=memory_mb, pids=pids_limit, workspace_mb=workspace_mb, tmp_mb=tmp_mb, network=network),
         timeout_per_command_seconds=timeout_per_command_seconds,
         grading_timeout_seconds=timeout_seconds,
         output_cap=output_cap,

@@ -1,4 +1,14 @@
-"""An OpenAI-compatible chat-completions endpoint that plays a scripted policy (non-streaming)."""
+"""An OpenAI-compatible chat-completions endpoint that plays a scripted policy (non-streaming).
+
+`fail_after=N` makes it a broken provider on purpose: it answers the first N requests of
+every rollout and then HTTP 500, the way a real server fails a conversation it cannot
+take (llama-cpp-python rejects the assistant message resent with `content: None` beside
+its tool calls). A request's place in its rollout is read from the conversation it
+carries (one assistant message a turn taken), so no state is kept between requests. The
+500 carries `x-should-retry: false`, which the OpenAI client honours: a real server's 500
+is retried (verifiers 0.3.1 allows ten retries, about a minute of backoff) before the
+rollout ends with the same error, and a test need not wait for that.
+"""
 
 from __future__ import annotations
 
@@ -25,11 +35,18 @@ class ChatRequest(BaseModel):
     model_config = {"extra": "allow"}
 
 
-def _error(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status)
+def _error(status: int, message: str, kind: str = "invalid_request_error", headers: dict | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status, headers=headers)
 
 
-def create_app(policy: Policy) -> Starlette:
+def request_number(messages: list[dict[str, Any]]) -> int:
+    """Which request of its rollout this is: 1 + the assistant turns the conversation already holds."""
+    return 1 + sum(1 for m in messages if m.get("role") == "assistant")
+
+
+def create_app(policy: Policy, fail_after: int | None = None) -> Starlette:
+    """The endpoint for `policy`; with `fail_after=N`, request N+1 of every rollout gets HTTP 500."""
+
     async def chat(request: Request) -> JSONResponse:
         try:
             body = await request.json()
@@ -43,6 +60,9 @@ def create_app(policy: Policy) -> Starlette:
             return _error(400, "streaming is not supported by this server: send stream=false")
         if not req.messages:
             return _error(400, "messages must not be empty")
+        if fail_after is not None and request_number(req.messages) > fail_after:
+            return _error(500, f"this server fails every request after the first {fail_after} of a rollout "
+                               "(--fail-after)", "server_error", {"x-should-retry": "false"})  # fmt: skip
         offered = {t.get("function", {}).get("name") for t in req.tools or []}
         step = policy.next_step(req.messages)
         message: dict[str, Any] = {"role": "assistant", "content": step.text or None}

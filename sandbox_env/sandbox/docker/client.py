@@ -40,6 +40,7 @@ from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
 from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.docker.engine import docker_client
 from sandbox_env.sandbox.docker.events import ContainerEvents
+from sandbox_env.sandbox.docker.hardening import engine_grants_sys_resource
 from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
@@ -199,8 +200,10 @@ class DockerBackend(SandboxBackend):
         if self._closed:
             raise SandboxError("this sandbox backend was torn down; create a new one")
         self._ensure_watchers()
-        spec = container_spec(image, self.limits, labels_for(self.client_id, role, self.run_id), role)
         try:
+            oom = engine_grants_sys_resource(self._docker, image)
+            labels = labels_for(self.client_id, role, self.run_id)
+            spec = container_spec(image, self.limits, labels, role, oom_protection=oom)
             container = self._docker.containers.create(**spec)
         except docker.errors.ImageNotFound as exc:
             raise SandboxError(
