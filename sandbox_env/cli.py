@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import sys
-import threading
 import time
 from pathlib import Path
 
-from sandbox_env.constants import DEFAULTS, ENV_ID, POLICY_SERVER_START_TIMEOUT
+from sandbox_env.constants import DEFAULTS, ENV_ID
+from sandbox_env.policy.launch import start_policy_server
 
 POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
@@ -31,34 +30,8 @@ def cmd_gc(args: argparse.Namespace) -> int:
     return 0
 
 
-def _free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
-def start_policy_server(policy: str, script: Path | None, host: str, port: int, fail_after: int | None = None):
-    """Serve the policy in a background thread; returns (server, base_url). `fail_after`: policy/server.py."""
-    import uvicorn
-
-    from sandbox_env.policy.policies import make_policy
-    from sandbox_env.policy.server import create_app
-
-    app = create_app(make_policy(policy, script), fail_after=fail_after)
-    port = port or _free_port(host)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True, name="policy-server")
-    thread.start()
-    deadline = time.monotonic() + POLICY_SERVER_START_TIMEOUT
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError(f"the policy server did not start on {host}:{port}")
-        time.sleep(0.05)
-    return server, f"http://{host}:{port}/v1"
-
-
 def cmd_policy_serve(args: argparse.Namespace) -> int:
-    server, url = start_policy_server(args.policy, args.script, args.host, args.port, args.fail_after)
+    server, url = start_policy_server(args.policy, args.script, args.host, args.port, args.fail_after, tokens=args.tokens)
     print(f"serving the {args.script or args.policy} policy at {url} (Ctrl-C to stop)", flush=True)
     try:
         while True:
@@ -127,6 +100,10 @@ def _shown(path: Path) -> Path:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from sandbox_env.stack import installed_stack
+
+    if installed_stack() == "v1":
+        return cmd_eval_v1(args)
     from sandbox_env.eval_report import report
     from sandbox_env.sandbox.docker import settle_run
     from sandbox_env.sandbox.runs import current_run_id
@@ -154,6 +131,32 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(f"saved to {_shown(run)}; read it in the browser: websandbox view {_shown(run)}")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return status or (0 if left == 0 else 1)
+
+
+def cmd_eval_v1(args: argparse.Namespace) -> int:
+    """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/eval_v1.py)."""
+    from sandbox_env.eval_v1 import family_table_v1, print_table_v1, run_eval_v1
+    from sandbox_env.sandbox.docker import settle_run
+    from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
+
+    env_args = json.loads(args.env_args) if args.env_args else {}
+    if args.family:
+        env_args["family"] = args.family
+    run_id = os.environ[RUN_ID_VAR] = current_run_id()  # vf-eval and its workers inherit it
+    hold_run(run_id)
+    t0 = time.perf_counter()
+    try:
+        code, run = run_eval_v1(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
+    finally:
+        left = len(settle_run(run_id))
+    wall = time.perf_counter() - t0
+    if code != 0 or run is None:
+        print(f"vf-eval failed (exit code {code}); containers of run {run_id} left afterwards: {left}", file=sys.stderr)
+        return code or 1
+    print_table_v1(family_table_v1(run), f"{args.script or args.policy} policy, {run.name} (verifiers v1)")
+    print(f"saved to {run} (read it with verifiers.v1.utils.trace_store.read_episodes)")
+    print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
+    return 0 if left == 0 else 1
 
 
 def cmd_view(args: argparse.Namespace) -> int:
@@ -198,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--script", type=Path, help="a JSON file mapping task ids to tool calls and a final message")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--tokens", action="store_true", help="return token ids and logprobs as vLLM does")
     s.add_argument("--fail-after", type=int, metavar="N", help="answer HTTP 500 after the first N requests of a rollout")
     s.set_defaults(func=cmd_policy_serve)
 

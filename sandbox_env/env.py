@@ -34,18 +34,12 @@ from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow
 from sandbox_env.grading import Grader
 from sandbox_env.sandbox import Limits, Sandbox, SandboxBackend, SandboxEndedFromInside
 from sandbox_env.sandbox.docker import DockerBackend
+from sandbox_env.system_prompt import SYSTEM_PROMPT
 from sandbox_env.tools import check_tool_args, run_bash, run_code
 
 logger = logging.getLogger("websandbox")
 
-SYSTEM_PROMPT = """\
-You work inside a Linux sandbox (no network) as an unprivileged user, in /workspace.
-Python 3.13 with Django 6 and FastAPI is installed. You have two tools:
-- bash(command): run a shell command in /workspace; its output and exit code come back.
-- execute_code(code): run Python in a persistent session; variables stay between calls,
-  prints and the value of a last expression come back.
-Each call has a time limit and its output is capped. Do the task, check your work with
-the tools, and when you are done, answer with a short message and no tool call."""
+__all__ = ["SYSTEM_PROMPT", "WebSandboxEnv", "build_rubric", "score"]
 
 # what update_tool_args adds to a call; the model never sees or sets these
 _INJECTED = ("sandbox_id", "sandbox_state")
@@ -205,6 +199,16 @@ class WebSandboxEnv(vf.SandboxEnv):
         """Check the model's arguments first; a ToolArgumentError comes back to the model as the tool's message."""
         check_tool_args(tool_name, {k: v for k, v in tool_args.items() if k not in _INJECTED})
         return await super().call_tool(tool_name, tool_args, tool_call_id, **kwargs)
+
+    @vf.stop
+    async def overlong_step(self, state: vf.State) -> bool:
+        """Stop at the first step whose prompt and completion pass `max_seq_len` (set_max_seq_len).
+
+        Later steps would call tools and grade on turns a trainer cuts away.
+        """
+        trajectory = state.get("trajectory") or []
+        tokens = trajectory[-1].get("tokens") if trajectory else None
+        return bool(self.max_seq_len is not None and tokens and tokens.get("is_truncated"))
 
     # -- rollout lifecycle ---------------------------------------------------------------------
     async def setup_state(self, state: vf.State, **kwargs: Any) -> vf.State:

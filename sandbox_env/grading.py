@@ -84,9 +84,7 @@ class Grader:
         if self.prewarm > 0:
             pool = self._pools.get(program)
             if pool is None:
-                pool = self._pools[program] = self.backend.warm_pool(
-                    self.image, self.prewarm, prepare=start, role="grader"
-                )
+                pool = self._pools[program] = self.backend.warm_pool(self.image, self.prewarm, prepare=start, role="grader")
             sid, handle = await pool.acquire_prepared()
         else:
             sid = await self.backend.acquire(self.image, role="grader")

@@ -85,11 +85,13 @@ class Supervised:
     """One child command under supervision; `run()` returns its exit code (128+N when we stopped it with N)."""
 
     def __init__(self, cmd: list[str], *, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None,
-                 on_line: Callable[[str], None] = lambda line: None) -> None:  # fmt: skip
+                 on_line: Callable[[str], None] = lambda line: None, stdout=None) -> None:  # fmt: skip
+        """`stdout`: where the child's stdout goes (a file, DEVNULL); by default this process's own."""
         self.cmd = cmd
         self.cwd = cwd
         self.env = env
         self.on_line = on_line
+        self.stdout = stdout
         self.stopped_by: int | None = None
         self.proc: subprocess.Popen | None = None
 
@@ -105,7 +107,7 @@ class Supervised:
             signal.signal(sig, self._forward)
         try:
             self.proc = subprocess.Popen(
-                self.cmd, cwd=self.cwd, env=self.env, stderr=subprocess.PIPE,
+                self.cmd, cwd=self.cwd, env=self.env, stdout=self.stdout, stderr=subprocess.PIPE,
                 start_new_session=True, preexec_fn=_die_with_parent,
             )  # fmt: skip
             assert self.proc.stderr is not None

@@ -69,7 +69,9 @@ def test_policy_server_answers_bad_requests_with_status_and_error_body(tmp_path)
         assert r.status_code == 400 and "model" in r.json()["error"]["message"]
         r = httpx.post(f"{url}/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "x"}],
                                                          "stream": True})  # fmt: skip
-        assert r.status_code == 400 and "streaming" in r.json()["error"]["message"]
+        events = [line.removeprefix("data: ") for line in r.text.splitlines() if line.startswith("data: ")]
+        assert r.headers["content-type"].startswith("text/event-stream") and events[-1] == "[DONE]"
+        assert json.loads(events[0])["choices"][0]["delta"]["role"] == "assistant"
         assert httpx.get(f"{url}/nope").status_code == 404
         assert httpx.get(f"{url}/chat/completions").status_code == 405
         prompt = next(r["question"] for r in load_rows() if r["info"]["task_id"] == "smoke_sum")
@@ -131,7 +133,7 @@ def test_sigterm_to_vf_eval_mid_run_leaves_no_container(image, tmp_path):
     proc = subprocess.Popen(cmd, env={**os.environ, POLICY_KEY_VAR: "x"},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        deadline, pids = time.monotonic() + 120, {proc.pid}
+        deadline, pids = time.monotonic() + 300, {proc.pid}  # a loaded machine starts vf-eval slowly
         while time.monotonic() < deadline and len(containers_of(pids)) < 4:
             pids |= _process_tree(proc.pid)
             time.sleep(0.3)
