@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -42,13 +41,6 @@ def cmd_policy_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def leaked_ids() -> set[str]:
-    """Containers whose owning process has ended (a finished vf-eval leaves none)."""
-    from sandbox_env.sandbox.docker import leaked_containers
-
-    return {c["Id"] for c in leaked_containers()}
-
-
 def vf_eval_command(url: str, model: str, concurrency: int, num_examples: int, rollouts: int, env_args: dict | None,
                     resume: str | bool | None = None, extra: list[str] | None = None) -> list[str]:  # fmt: skip
     """The vf-eval command line: ours first, then `--resume`, then the caller's arguments (the last of a repeated option wins)."""
@@ -64,25 +56,35 @@ def run_eval(policy: str = "reference", script: Path | None = None, concurrency:
              num_examples: int = -1,
              rollouts: int = 1, env_args: dict | None = None,
              extra: list[str] | None = None, resume: str | bool | None = None,
-             fail_after: int | None = None) -> tuple[int, Path | None]:  # fmt: skip
+             fail_after: int | None = None, run_id: str | None = None) -> tuple[int, Path | None]:  # fmt: skip
     """Serve the policy on loopback and run the real vf-eval against it in the current directory,
-    printing live counts as rollouts finish; returns (exit code, run dir)."""
+    printing live counts as rollouts finish; returns (exit code, run dir).
+
+    vf-eval runs under supervision (supervise.py): signals to this process reach its whole
+    process group, and it never outlives this process. Its env-server workers inherit
+    `WEBSANDBOX_RUN_ID`, so every container of the run carries `run_id`; the run dir is the
+    one vf-eval names on its output (eval_runs.py).
+    """
     from sandbox_env.eval_live import LiveCounts
     from sandbox_env.eval_runs import locate
     from sandbox_env.image import ensure_image
+    from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
+    from sandbox_env.supervise import Supervised
 
     ensure_image()
+    run_id = run_id or current_run_id()
+    hold_run(run_id)  # gc leaves the run's containers alone while this process lives
     model = "script" if script else policy
     args = (model, concurrency, num_examples, rollouts, env_args, resume, extra)
     where = locate(vf_eval_command("http://127.0.0.1:0/v1", *args)[1:], Path.cwd())  # vf-eval's parser judges `extra`
     server, url = start_policy_server(policy, script, "127.0.0.1", 0, fail_after)
     cmd = vf_eval_command(url, *args)
     where.snapshot(time.time())
-    env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy")}
-    print("$ " + " ".join(cmd), flush=True)
+    env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy"), RUN_ID_VAR: run_id}
+    print(f"$ {RUN_ID_VAR}={run_id} " + " ".join(cmd), flush=True)
     counts = LiveCounts(where).start()
     try:
-        code = subprocess.run(cmd, env=env).returncode
+        code = Supervised(cmd, env=env, on_line=where.see).run()
     finally:
         server.should_exit = True
         run = counts.stop()
@@ -103,23 +105,29 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if installed_stack() == "v1":
         return cmd_eval_v1(args)
     from sandbox_env.eval_report import report
+    from sandbox_env.sandbox.docker import settle_run
+    from sandbox_env.sandbox.runs import current_run_id
 
     env_args = json.loads(args.env_args) if args.env_args else {}
     if args.family:
         env_args["family"] = args.family
-    leaked_before = leaked_ids()
+    run_id = current_run_id()
     t0 = time.perf_counter()
-    code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args,
-                         extra=args.vf_args, resume=args.resume, fail_after=args.fail_after)  # fmt: skip
+    try:
+        code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args,
+                             extra=args.vf_args, resume=args.resume, fail_after=args.fail_after,
+                             run_id=run_id)  # fmt: skip
+    finally:
+        left = len(settle_run(run_id))  # this run's containers only: other runs may be going on
     wall = time.perf_counter() - t0
     if run is None:
-        print(f"vf-eval saved no run (exit code {code})", file=sys.stderr)
+        print(f"vf-eval saved no run (exit code {code}); containers of run {run_id} left afterwards: {left}",
+              file=sys.stderr)  # fmt: skip
         return code or 1
     status = report(run, f"{args.script or args.policy} policy, {run.name}")
     if code != 0:
-        print(f"vf-eval failed (exit code {code})", file=sys.stderr)
+        print(f"vf-eval failed (exit code {code}); containers of run {run_id} left afterwards: {left}", file=sys.stderr)
         return code
-    left = len(leaked_ids() - leaked_before)
     print(f"saved to {_shown(run)}; read it in the browser: websandbox view {_shown(run)}")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return status or (0 if left == 0 else 1)
@@ -128,19 +136,24 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_eval_v1(args: argparse.Namespace) -> int:
     """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/eval_v1.py)."""
     from sandbox_env.eval_v1 import family_table_v1, print_table_v1, run_eval_v1
+    from sandbox_env.sandbox.docker import settle_run
+    from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
 
     env_args = json.loads(args.env_args) if args.env_args else {}
     if args.family:
         env_args["family"] = args.family
-    leaked_before = leaked_ids()
+    run_id = os.environ[RUN_ID_VAR] = current_run_id()  # vf-eval and its workers inherit it
+    hold_run(run_id)
     t0 = time.perf_counter()
-    code, run = run_eval_v1(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
+    try:
+        code, run = run_eval_v1(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
+    finally:
+        left = len(settle_run(run_id))
     wall = time.perf_counter() - t0
     if code != 0 or run is None:
-        print(f"vf-eval failed (exit code {code})", file=sys.stderr)
+        print(f"vf-eval failed (exit code {code}); containers of run {run_id} left afterwards: {left}", file=sys.stderr)
         return code or 1
     print_table_v1(family_table_v1(run), f"{args.script or args.policy} policy, {run.name} (verifiers v1)")
-    left = len(leaked_ids() - leaked_before)
     print(f"saved to {run} (read it with verifiers.v1.utils.trace_store.read_episodes)")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return 0 if left == 0 else 1
@@ -177,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="rebuild even when the image exists")
     p.set_defaults(func=cmd_build_image)
 
-    p = sub.add_parser("gc", help="remove containers left by runs that crashed")
+    p = sub.add_parser("gc", help="remove containers left by runs that are over (never a live run's)")
     p.add_argument("--all", action="store_true", help="remove every websandbox container, even of live runs")
     p.set_defaults(func=cmd_gc)
 

@@ -8,18 +8,23 @@ installed from a wheel, and reads the command line it built (passed-through argu
 included) with vf-eval's own parser, so `-- -m NAME` or `-- --output-dir DIR` are
 followed rather than guessed.
 
-The run folder's name is a random id vf-eval picks, so the run is the folder that was not
-there before vf-eval started; with `--resume PATH` it is PATH, and with a bare `--resume`
-(vf-eval picks the newest incomplete run) the folder written since the start. Two evals
-of the same model started at once in the same directory cannot be told apart this way.
+The run folder's name is a random id vf-eval picks. vf-eval logs it ("Saving results to
+PATH") as it opens the folder, and `websandbox eval` reads that line off its output
+(`see`): that is the run, whatever other runs write beside it. Until the line is seen (or
+when a passed-through argument silences the log), the run is the folder that was not there
+before vf-eval started; with `--resume PATH` it is PATH, and with a bare `--resume`
+(vf-eval picks the newest incomplete run) the folder written since the start.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 RESULTS = "results.jsonl"
+# what vf-eval logs when it opens and when it finishes a run's folder
+REPORTED = re.compile(r"Sav(?:ing|ed final) results to (\S.*?)\s*$")
 METADATA = "metadata.json"
 CLOCK_SLACK = 1.0  # seconds: file times come from a coarser clock than time.time()
 
@@ -32,6 +37,15 @@ class RunLocation:
     resume_path: Path | None = None
     since: float = 0.0
     before: set[Path] = field(default_factory=set)
+    cwd: Path = field(default_factory=Path.cwd)
+    reported: Path | None = None
+
+    def see(self, line: str) -> None:
+        """One line of vf-eval's output: the run's folder when vf-eval names it."""
+        found = REPORTED.search(line)
+        if found:
+            path = Path(found.group(1))
+            self.reported = path if path.is_absolute() else self.cwd / path
 
     def snapshot(self, since: float) -> None:
         """Remember the runs that exist now, before vf-eval starts."""
@@ -39,7 +53,9 @@ class RunLocation:
         self.before = {p for p in self.runs_dir.glob("*") if p.is_dir()}
 
     def find(self) -> Path | None:
-        """The run vf-eval is writing (or wrote): the resumed one, a new folder, or one written since the start."""
+        """The run vf-eval is writing (or wrote): the one it named, the resumed one, a new one, or one written since."""
+        if self.reported is not None:
+            return self.reported if (self.reported / RESULTS).is_file() else None
         if self.resume_path is not None:
             return self.resume_path if (self.resume_path / RESULTS).is_file() else None
         runs = [p for p in self.runs_dir.glob("*") if (p / RESULTS).is_file() or (p / METADATA).is_file()]
@@ -64,4 +80,4 @@ def locate(vf_eval_args: list[str], cwd: Path) -> RunLocation:
     args = parser.parse_args(vf_eval_args)
     runs = Path(get_eval_runs_dir(args.env_id_or_config, args.model, str(cwd / args.env_dir_path), args.output_dir))
     resume = Path(args.resume) if isinstance(args.resume, str) else None
-    return RunLocation(runs_dir=cwd / runs, resume_path=None if resume is None else cwd / resume)
+    return RunLocation(runs_dir=cwd / runs, resume_path=None if resume is None else cwd / resume, cwd=cwd)

@@ -62,6 +62,8 @@ def run_vf_eval(config: dict[str, Any], log_file: Path | None = None) -> tuple[i
     """Run v1's `vf-eval` on the config; returns (exit code, run directory)."""
     import tomli_w
 
+    from sandbox_env.supervise import Supervised
+
     run_dir = Path(config["output_dir"]) / config["run"]["name"]
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     config_file = run_dir.parent / f".{config['run']['name']}.toml"
@@ -73,8 +75,9 @@ def run_vf_eval(config: dict[str, Any], log_file: Path | None = None) -> tuple[i
     print("$ " + " ".join(cmd), flush=True)
     out = open(log_file, "w") if log_file else subprocess.DEVNULL  # noqa: SIM115 - closed below
     try:
-        # stdout carries every trace as JSON (the run's own file has them); logs go to stderr
-        code = subprocess.run(cmd, cwd=REPO_ROOT, env=env, stdout=out).returncode
+        # stdout carries every trace as JSON (the run's own file has them); logs go to stderr.
+        # Supervised: signals reach vf-eval's whole group, which never outlives this process.
+        code = Supervised(cmd, cwd=REPO_ROOT, env=env, stdout=out).run()
     finally:
         if log_file:
             out.close()

@@ -1,15 +1,28 @@
-"""Grading runs: a fresh sandbox per run, a grader program, and a report read back by nonce."""
+"""Grading runs: a fresh sandbox per run, a grader program, and a report read back by nonce.
+
+Every run is measured by the host while it runs (`result.usage`, a trace of the sandbox's
+CPU time, CPU pressure and limit events; sandbox/usage.py, blame.py). When the run hits
+its wall-clock backstop, what the sandbox did in its last seconds (blame.LIMIT_WINDOW)
+decides: if its processes used their CPU, hit a limit, or waited on themselves, the
+timeout is the submission's; if they were starved it is a harness fault (`StarvedRun`),
+which `families.grade_final` retries once in a fresh sandbox. Families that enforce their
+own time limits inside the run (a per-request limit) check the same evidence over that
+limit with `blame.check_time_limit` before they blame the submission.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from typing import Any
 
+from sandbox_env.blame import check_time_limit
 from sandbox_env.constants import CONTAINER_PYTHON, DEFAULTS, GRADER_MAX_OUTPUT, REPORT_TAIL_CHARS
 from sandbox_env.grader_programs import grader_argv, grader_files
 from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
 from sandbox_env.sandbox.pool import WarmPool
+from sandbox_env.sandbox.usage import TRACE_PERIOD, UsageTrace
 
 
 class ReportError(RuntimeError):
@@ -71,10 +84,10 @@ class Grader:
         if self.prewarm > 0:
             pool = self._pools.get(program)
             if pool is None:
-                pool = self._pools[program] = self.backend.warm_pool(self.image, self.prewarm, prepare=start)
+                pool = self._pools[program] = self.backend.warm_pool(self.image, self.prewarm, prepare=start, role="grader")
             sid, handle = await pool.acquire_prepared()
         else:
-            sid = await self.backend.acquire(self.image)
+            sid = await self.backend.acquire(self.image, role="grader")
             handle = None
         try:
             sb = Sandbox(self.backend, sid)
@@ -82,10 +95,24 @@ class Grader:
                 handle = await start(sid)
             await sb.write_files(files)
             limit = self.timeout if timeout is None else timeout
-            result = await sb.feed(handle, stdin, limit, max_output=GRADER_MAX_OUTPUT)
+            trace = UsageTrace(self.backend.limits.cpus)
+            sampler = asyncio.get_running_loop().create_task(self._trace(sid, trace))
+            try:
+                result = await sb.feed(handle, stdin, limit, max_output=GRADER_MAX_OUTPUT)
+            finally:
+                sampler.cancel()
+            trace.add(self.backend.usage_point(sid))
+            result.usage = trace
         finally:
             self.backend.delete_later(sid)  # the report is in hand: removal need not delay the grade
+        if result.timed_out:
+            check_time_limit(result, f"the grading run ({program}, {limit:g} s)", limit)
         return result, read_report(result, nonce)
+
+    async def _trace(self, sid: str, trace: UsageTrace) -> None:
+        while True:
+            trace.add(self.backend.usage_point(sid))
+            await asyncio.sleep(TRACE_PERIOD)
 
     async def wait_warm(self, timeout: float = 60) -> None:
         """Wait until every prewarmed pool is full (benchmarks measure grading after this)."""
@@ -96,4 +123,3 @@ class Grader:
         """Stop the prewarmed pools and remove the sandboxes waiting in them."""
         for pool in list(self._pools.values()):
             await pool.stop()
-

@@ -18,7 +18,8 @@ from verifiers.utils.save_utils import load_outputs
 from sandbox_env.cli import run_eval, start_policy_server
 from sandbox_env.dataset import load_rows
 from sandbox_env.eval_report import family_table
-from sandbox_env.sandbox.docker import leaked_containers
+from sandbox_env.sandbox.docker import run_containers
+from sandbox_env.sandbox.runs import new_run_id
 
 pytestmark = pytest.mark.docker
 
@@ -28,9 +29,11 @@ def _families() -> set[str]:
 
 
 def _run(policy: str, image: str) -> Path:
-    code, run = run_eval(policy=policy, concurrency=4, env_args={"image": image})
+    run_id = new_run_id()
+    code, run = run_eval(policy=policy, concurrency=4, env_args={"image": image}, run_id=run_id)
     assert code == 0 and run is not None, f"vf-eval exited with {code}"
     assert is_valid_eval_results_path(run)
+    assert run_containers(run_id) == []  # the vf-eval worker has exited: nothing of its run remains
     return run
 
 
@@ -46,7 +49,6 @@ def test_reference_policy_scores_one_on_every_task_and_leaves_no_container(image
     table = {r["family"]: r for r in family_table(run)}
     assert set(table) == _families() | {"all"}
     assert all(r["scoring_errors"] == 0 and r["tampered"] == 0 and r["errored"] == 0 for r in table.values())
-    assert leaked_containers() == []  # the vf-eval worker has exited: nothing of it remains
 
 
 def test_null_policy_scores_zero_everywhere(image):
@@ -54,7 +56,6 @@ def test_null_policy_scores_zero_everywhere(image):
     outputs = load_outputs(run)
     assert len(outputs) == len([r for r in load_rows() if r["info"]["family"] != "smoke"])
     assert {o["reward"] for o in outputs} == {0.0}
-    assert leaked_containers() == []  # the vf-eval worker has exited: nothing of it remains
 
 
 def test_policy_server_answers_bad_requests_with_status_and_error_body(tmp_path):

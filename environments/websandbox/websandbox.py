@@ -50,6 +50,7 @@ def load_environment(
     tmp_mb: int = DEFAULTS.tmp_mb,
     network: bool = DEFAULTS.network,
     pool_size: int | None = None,
+    max_sandboxes: int | None = None,
     rollout_timeout_seconds: float | None = None,
     system_prompt: str = SYSTEM_PROMPT,
 ) -> vf.Environment:
@@ -76,6 +77,7 @@ def load_environment(
         grading_timeout_seconds=timeout_seconds,
         output_cap=output_cap,
         pool_size=default_pool_size() if pool_size is None else pool_size,
+        max_sandboxes=max_sandboxes,
         max_turns=max_turns,
         system_prompt=system_prompt,
         timeout_seconds=rollout_timeout_seconds,

@@ -43,7 +43,9 @@ tests with no editable assertion have no twin (a few visible ones).
 Blame: a runner that fails before pytest starts, or pytest failing to start with an error
 that names no deliverable, is a harness fault (scoring_error). A process that dies or hangs
 after the "started" frame, Django failing to load a deliverable, or a test module that does
-not collect (the host compiles every module it makes first) is the submission's 0.0.
+not collect (the host compiles every module it makes first) is the submission's 0.0; a hang
+past the time limit only when the host's measurement shows that the grading sandbox had its
+CPU (the Grader raises StarvedRun otherwise; sandbox_env/blame.py).
 """
 
 from __future__ import annotations

@@ -3,6 +3,12 @@
 Threat model: code in the container is the model's and may be hostile. The identities,
 capabilities, limits and IPC bounds every sandbox gets are decided in hardening.py;
 every size comes from `Limits` (arguments of load_environment).
+
+Lifetime: a container never outlives the host process that made it. Its stdin is closed
+by the engine when the host's attach stream closes (`stdin_once`: docker-py sets it for a
+container created with `detach=False` and `stdin_open`), the agent exits on end of input,
+and `auto_remove` removes the exited container. The backend attaches before it starts
+the container, so there is no moment at which a started container has nobody attached.
 """
 
 from __future__ import annotations
@@ -26,10 +32,11 @@ def container_spec(image: str, limits: Limits, labels: dict[str, str], role: str
         image=image,
         command=AGENT_ARGV,
         stdin_open=True,
+        detach=False,  # with stdin_open: StdinOnce, so the agent sees end of input when the host's stream closes
+        auto_remove=True,
         name=container_name(role),
         labels=labels,
         working_dir=WORKSPACE,
         environment=env or {},
-        detach=True,
         **create_kwargs(limits, oom_protection=oom_protection),
     )
