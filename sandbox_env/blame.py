@@ -7,22 +7,25 @@ The rule (docs/architecture.md, "Blame"):
    that its own processes used up. Anything else is a harness fault: score 0.0,
    `scoring_error` set, and `state["error"]` set to a retryable error so that trainers
    reschedule the rollout instead of learning from it. A harness fault in grading is
-   retried once in a fresh container before it is reported (`families.grade_final`).
+   retried once in a fresh container before it is reported (`families.grade_final`),
+   unless the grading sandbox's own processes hit its limits during the run (`limits_hit`):
+   then the fault followed from what the code under test did, and the 0.0 is its own.
 2. Limits on code under test count the CPU time it consumed, not the wall clock. A
    wall-clock backstop that is hit is the submission's only when its sandbox used its CPU
    (at least `BUSY_SHARE` of what its CPU limit allowed over the window), hit its pids or
-   memory limit, or did not ask for more CPU than it got (it waited on itself: a sleep, a
-   deadlock, a read that never returns). Held back while it wanted to run (some task of
-   the sandbox runnable but waiting for a CPU at least `STARVED_SHARE` of the time, by
-   the kernel's pressure stall information) is starvation: a harness fault.
-   Evidence that cannot be measured (an engine on another host, no cgroup access) proves
-   nothing, so the fault is the harness's.
-3. A sandbox whose agent is lost is judged by the engine's record. It died with no one
-   outside killing or removing it (every process killed, out of memory), or junk was
-   written onto the agent's stream, or its agent fell silent while the sandbox kept its
-   CPU busy or sat at its pids or memory limit: its own processes did it. It was killed or
-   removed from outside, the engine failed, or the agent fell silent in an idle sandbox:
-   the harness.
+   memory limit (or held a quarter of its pids limit in tasks at once), or did not ask for
+   more CPU than it got (it waited on itself: a sleep, a deadlock, a read that never
+   returns). Held back while it wanted to run (some task of the sandbox runnable but
+   waiting for a CPU at least `STARVED_SHARE` of the time, by the kernel's pressure stall
+   information) is starvation: a harness fault. Evidence that cannot be measured (an
+   engine on another host, no cgroup access) proves nothing, so the fault is the harness's.
+3. A sandbox whose agent is lost is judged by the engine's record. Out of memory, or an
+   agent that fell silent while the sandbox kept its CPU busy or sat at its pids or memory
+   limit: its own processes did it. A signal death of the agent (no one outside killing
+   it) or junk on its stream also, but only where the agent runs as the sandboxed code's
+   user (it runs as root out of that code's reach in this project, so there they are the
+   harness's). Killed or removed from outside, an engine error, an agent that failed by
+   itself or fell silent in an idle or starved sandbox: the harness.
 4. "Its own processes" are the model's in a rollout container (its tool calls and what
    they left running) and the submission's in a grading container (the grader program is
    bounded and trusted). During setup no model code has run yet, so every setup failure
@@ -46,6 +49,7 @@ from sandbox_env.sandbox.usage import Usage
 BUSY_SHARE = 0.5  # of cpus x wall: a sandbox that used this much was running, not starved
 STARVED_SHARE = 0.25  # share of the window in which a runnable task of the sandbox waited for a CPU
 LIMIT_WINDOW = 10.0  # a limit that was hit is judged by at most its last this many seconds
+SWARM_SHARE = 0.25  # of the pids limit held at once: the sandbox's processes multiplied
 
 
 class StarvedRun(SandboxError):
@@ -58,11 +62,30 @@ class Verdict:
     why: str
 
 
-def _self_inflicted(u: Usage) -> str | None:
+def limits_hit(u: Usage | None) -> str | None:
+    """What the sandbox's own processes did against its limits, or None: evidence whatever the load.
+
+    The harness's programs stay far below every limit, so a sandbox that reached its pids
+    or memory limit, or held a quarter of its pids limit in tasks at once, was pushed there
+    by the code under test (or the model's own commands).
+    """
+    if u is None:
+        return None
     if u.fork_failures:
         return f"its processes hit the sandbox's process limit ({u.fork_failures} forks refused)"
     if u.memory_failures:
-        return f"its processes hit the sandbox's memory limit ({u.memory_failures} times)"
+        return f"its processes ran the sandbox out of memory ({u.memory_failures} killed by the OOM killer)"
+    if u.memory_limit_hits:
+        return f"its processes filled the sandbox's memory to its limit ({u.memory_limit_hits} times)"
+    if u.peak_pids is not None and u.pids_limit and u.peak_pids >= SWARM_SHARE * u.pids_limit:
+        return f"its processes multiplied to {u.peak_pids} tasks (the sandbox allows {u.pids_limit})"
+    return None
+
+
+def _self_inflicted(u: Usage) -> str | None:
+    own = limits_hit(u)
+    if own:
+        return own
     if u.cpu is not None and u.wall > 0 and u.cpu >= BUSY_SHARE * u.cpus * u.wall:
         return f"its processes used {u.cpu:.1f} s of CPU in {u.wall:.1f} s (limit {u.cpus:g} CPU)"
     return None

@@ -13,8 +13,11 @@ limit with `blame.check_time_limit` before they blame the submission.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import json
 import secrets
+from collections.abc import Iterator
 from typing import Any
 
 from sandbox_env.blame import check_time_limit
@@ -23,6 +26,19 @@ from sandbox_env.grader_programs import grader_argv, grader_files
 from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.usage import TRACE_PERIOD, UsageTrace
+
+_RUNS: contextvars.ContextVar[list[UsageTrace] | None] = contextvars.ContextVar("websandbox_grading_runs", default=None)
+
+
+@contextlib.contextmanager
+def recording_runs() -> Iterator[list[UsageTrace]]:
+    """Collect the usage traces of every grading run made inside the block, finished or failed."""
+    runs: list[UsageTrace] = []
+    token = _RUNS.set(runs)
+    try:
+        yield runs
+    finally:
+        _RUNS.reset(token)
 
 
 class ReportError(RuntimeError):
@@ -96,12 +112,16 @@ class Grader:
             await sb.write_files(files)
             limit = self.timeout if timeout is None else timeout
             trace = UsageTrace(self.backend.limits.cpus)
+            runs = _RUNS.get()
+            if runs is not None:
+                runs.append(trace)
+            trace.add(self.backend.usage_point(sid))
             sampler = asyncio.get_running_loop().create_task(self._trace(sid, trace))
             try:
                 result = await sb.feed(handle, stdin, limit, max_output=GRADER_MAX_OUTPUT)
             finally:
                 sampler.cancel()
-            trace.add(self.backend.usage_point(sid))
+                trace.add(self.backend.usage_point(sid))
             result.usage = trace
         finally:
             self.backend.delete_later(sid)  # the report is in hand: removal need not delay the grade
@@ -111,8 +131,8 @@ class Grader:
 
     async def _trace(self, sid: str, trace: UsageTrace) -> None:
         while True:
-            trace.add(self.backend.usage_point(sid))
             await asyncio.sleep(TRACE_PERIOD)
+            trace.add(self.backend.usage_point(sid))
 
     async def wait_warm(self, timeout: float = 60) -> None:
         """Wait until every prewarmed pool is full (benchmarks measure grading after this)."""

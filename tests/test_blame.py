@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox_env.blame import StarvedRun, check_time_limit, judge_silence, judge_time_limit
+from sandbox_env.blame import StarvedRun, check_time_limit, judge_silence, judge_time_limit, limits_hit
 from sandbox_env.sandbox import ExecResult, Usage
 from sandbox_env.sandbox.docker import cgroup
 from sandbox_env.sandbox.usage import UsagePoint, UsageTrace, between
@@ -31,6 +31,13 @@ def test_a_limit_hit_while_the_sandbox_slept_is_the_submissions_even_on_a_busy_h
 def test_hitting_the_pids_or_memory_limit_is_the_submissions_whatever_the_load():
     assert judge_time_limit(usage(cpu=0.2, pressure=0.9, forks=250)).submission
     assert judge_time_limit(usage(cpu=0.2, pressure=0.9, ooms=1)).submission
+
+
+def test_a_sandbox_whose_tasks_multiplied_or_whose_memory_filled_pushed_its_own_limits():
+    assert "multiplied to 80 tasks" in limits_hit(Usage(wall=10, cpus=1, peak_pids=80, pids_limit=256))
+    assert "memory to its limit" in limits_hit(Usage(wall=10, cpus=1, memory_limit_hits=3))
+    assert limits_hit(Usage(wall=10, cpus=1, peak_pids=6, pids_limit=256, memory_limit_hits=0)) is None
+    assert judge_time_limit(Usage(wall=10, cpus=1, cpu=0.3, cpu_pressure=0.8, peak_pids=120, pids_limit=256)).submission
 
 
 def test_evidence_that_cannot_be_measured_proves_nothing_against_the_submission():
@@ -88,9 +95,13 @@ def test_cgroup_counters_are_read_from_a_hybrid_v1_host(tmp_path):
     _write(tmp_path / "unified" / "docker" / cid / "cpu.pressure",
            "some avg10=1.00 avg60=0.50 avg300=0.10 total=750000\nfull avg10=0 avg60=0 avg300=0 total=0\n")  # fmt: skip
     _write(tmp_path / "pids" / "docker" / cid / "pids.events", "max 7\n")
+    _write(tmp_path / "pids" / "docker" / cid / "pids.current", "42\n")
+    _write(tmp_path / "pids" / "docker" / cid / "pids.max", "256\n")
+    _write(tmp_path / "memory" / "docker" / cid / "memory.failcnt", "5\n")
     _write(tmp_path / "memory" / "docker" / cid / "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
     point = cgroup.sample(cgroup.find(cid, tmp_path))
     assert (point.cpu, point.stall, point.fork_failures, point.oom_kills) == (2.5, 0.75, 7, 2)
+    assert (point.pids, point.pids_max, point.memory_hits) == (42, 256, 5)
 
 
 def test_cgroup_counters_are_read_from_a_systemd_v2_host_and_missing_ones_are_none(tmp_path):
@@ -99,6 +110,8 @@ def test_cgroup_counters_are_read_from_a_systemd_v2_host_and_missing_ones_are_no
     leaf = tmp_path / "system.slice" / f"docker-{cid}.scope"
     _write(leaf / "cpu.stat", "usage_usec 1000\n")
     _write(leaf / "memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    _write(leaf / "pids.max", "max\n")
     point = cgroup.sample(cgroup.find(cid, tmp_path))
-    assert point.cpu == 0.001 and point.oom_kills == 1 and point.fork_failures is None
+    assert point.cpu == 0.001 and point.oom_kills == 1 and point.memory_hits == 3 and point.fork_failures is None
+    assert point.pids_max is None  # no limit
     assert cgroup.sample(cgroup.find("unknown", tmp_path)) is None

@@ -9,18 +9,30 @@ from typing import Any
 from sandbox_env.families import get_family, grade_final
 from sandbox_env.grading import Grader
 from sandbox_env.sandbox import SandboxBackend, SandboxEndedFromInside, SandboxError
+from sandbox_env.sandbox.usage import UsagePoint
 
 SMOKE = get_family("smoke")
 
 
 class ScriptedBackend(SandboxBackend):
-    """Plays the smoke grader's side of the agent protocol; its first `failures` sandboxes fail as told."""
+    """Plays the smoke grader's side of the agent protocol; its first `failures` sandboxes fail as told.
 
-    def __init__(self, failures: list[Exception]) -> None:
+    `memory_hits`: how often each sandbox's memory reached its limit, as the host would measure it.
+    """
+
+    def __init__(self, failures: list[Exception], memory_hits: int = 0) -> None:
         super().__init__()
         self.failures = list(failures)
         self.created = 0
         self.files: dict[str, str] = {}
+        self.memory_hits = memory_hits
+        self.clock = 0.0
+
+    def usage_point(self, sandbox_id: str) -> UsagePoint | None:
+        self.clock += 1.0
+        hits = self.memory_hits if self.clock > 1 else 0
+        return UsagePoint(at=self.clock, cpu=0.1, stall=0.0, fork_failures=0, oom_kills=0, memory_hits=hits, pids=3,
+                          pids_max=256)  # fmt: skip
 
     async def create(self, image: str, *, role: str = "rollout") -> str:
         self.created += 1
@@ -78,3 +90,11 @@ async def test_a_grading_sandbox_ended_from_inside_is_the_submissions_zero_and_n
     grade = await grade_final(_task(), FINAL, Grader(backend, "image"))
     assert grade.score == 0.0 and grade.scoring_error is None
     assert "ran out of memory" in grade.reason and backend.created == 1
+
+
+async def test_a_harness_fault_in_a_run_whose_sandbox_hit_its_memory_limit_is_the_submissions_zero():
+    # e.g. a memory bomb at import starves the grader program until it gives up: the bomb did it
+    backend = ScriptedBackend([SandboxError("the grader sent no report")], memory_hits=12)
+    grade = await grade_final(_task(), FINAL, Grader(backend, "image"))
+    assert grade.score == 0.0 and grade.scoring_error is None
+    assert "filled the sandbox's memory to its limit (12 times)" in grade.reason and backend.created == 1

@@ -7,8 +7,11 @@ which imports families and is never imported by them.
 `grade_final` applies the blame rule (sandbox_env/blame.py) at the one production entry:
 a harness fault (an exception, or a grade with `scoring_error`) is retried once, in fresh
 sandboxes, before it is reported; a grading sandbox that the code under test ended from
-inside (`SandboxEndedFromInside`: out of memory, every process killed, its process limit
-hit, junk on the agent's stream) is the submission's 0.0, never a scoring error.
+inside (`SandboxEndedFromInside`: out of memory, its process limit hit, an agent silenced
+by a busy sandbox) is the submission's 0.0, never a scoring error. So is a harness fault in
+a run whose sandbox the code under test pushed to its limits (`blame.limits_hit` over
+the run's usage trace: forks refused, OOM kills, memory at its limit, tasks multiplied):
+a driver starved by a fork or memory bomb failed because of the bomb.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import importlib
 import logging
 from typing import Any
 
+from sandbox_env.blame import limits_hit
 from sandbox_env.families.base import METRIC_NAMES, Family, Grade, TaskRow
-from sandbox_env.grading import Grader
+from sandbox_env.grading import Grader, recording_runs
 from sandbox_env.sandbox import SandboxEndedFromInside
 
 logger = logging.getLogger("websandbox")
@@ -47,14 +51,18 @@ async def grade_final(task: TaskRow, final: dict[str, Any], grader: Grader) -> G
     family = get_family(task.family)
     faults: list[str] = []
     for _ in range(GRADING_ATTEMPTS):
-        try:
-            grade = await family.grade(final, task, grader)
-        except SandboxEndedFromInside as exc:
-            return ended_from_inside(exc.evidence)
-        except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
-            grade = Grade.harness_fault(f"{type(exc).__name__}: {exc}")
+        with recording_runs() as runs:
+            try:
+                grade = await family.grade(final, task, grader)
+            except SandboxEndedFromInside as exc:
+                return ended_from_inside(exc.evidence)
+            except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
+                grade = Grade.harness_fault(f"{type(exc).__name__}: {exc}")
         if not grade.scoring_error:
             return grade
+        pushed = next((e for trace in runs if (e := limits_hit(trace.whole()))), None)
+        if pushed:
+            return ended_from_inside(f"{pushed}, and then the run failed ({grade.scoring_error})")
         faults.append(grade.scoring_error)
         logger.warning("grading %s: harness fault (%s); %s", task.task_id, grade.scoring_error,
                        "retrying in a fresh sandbox" if len(faults) < GRADING_ATTEMPTS else "giving up")  # fmt: skip

@@ -23,7 +23,9 @@ class Usage:
     `cpu_pressure` the share of the window in which some task of the sandbox was runnable
     but waiting for a CPU (its cgroup's PSI `some`; where the kernel keeps none per
     cgroup, the host's); `fork_failures` and `memory_failures` how often its pids limit
-    refused a fork and its memory limit killed a process.
+    refused a fork and its memory limit killed a process; `memory_limit_hits` how often
+    its memory use reached the limit; `peak_pids` the most tasks it held at once, of
+    `pids_limit`.
     """
 
     wall: float
@@ -32,6 +34,9 @@ class Usage:
     cpu_pressure: float | None = None
     fork_failures: int | None = None
     memory_failures: int | None = None
+    memory_limit_hits: int | None = None
+    peak_pids: int | None = None
+    pids_limit: int | None = None
 
 
 @dataclass(frozen=True)
@@ -43,10 +48,17 @@ class UsagePoint:
     stall: float | None  # seconds in which a task waited for a CPU (the sandbox's own, or the host's)
     fork_failures: int | None
     oom_kills: int | None
+    memory_hits: int | None = None  # times its memory use reached the limit
+    pids: int | None = None  # tasks now
+    pids_max: int | None = None  # its pids limit
 
 
-def between(a: UsagePoint | None, b: UsagePoint | None, cpus: float, *, cumulative_limits: bool = False) -> Usage | None:
-    """What the sandbox used from point `a` to point `b` (limit events since its start when cumulative_limits)."""
+def between(a: UsagePoint | None, b: UsagePoint | None, cpus: float, *, cumulative_limits: bool = False,
+            middle: list[UsagePoint] | tuple = ()) -> Usage | None:  # fmt: skip
+    """What the sandbox used from point `a` to point `b` (limit events since its start when cumulative_limits).
+
+    `middle`: points taken in between, for the most tasks held at once.
+    """
     if a is None or b is None:
         return None
     wall = max(b.at - a.at, 1e-6)
@@ -54,12 +66,17 @@ def between(a: UsagePoint | None, b: UsagePoint | None, cpus: float, *, cumulati
     def delta(x, y):
         return None if x is None or y is None else max(0, y - x)
 
+    def events(name: str):
+        return getattr(b, name) if cumulative_limits else delta(getattr(a, name), getattr(b, name))
+
     stall = delta(a.stall, b.stall)
+    pids = [p.pids for p in (a, *middle, b) if p.pids is not None]
     return Usage(
         wall=wall, cpus=cpus, cpu=delta(a.cpu, b.cpu),
         cpu_pressure=None if stall is None else min(1.0, stall / wall),
-        fork_failures=b.fork_failures if cumulative_limits else delta(a.fork_failures, b.fork_failures),
-        memory_failures=b.oom_kills if cumulative_limits else delta(a.oom_kills, b.oom_kills),
+        fork_failures=events("fork_failures"), memory_failures=events("oom_kills"),
+        memory_limit_hits=events("memory_hits"),
+        peak_pids=max(pids) if pids else None, pids_limit=b.pids_max,
     )  # fmt: skip
 
 
@@ -75,15 +92,17 @@ class UsageTrace:
             self.points.append(point)
 
     def whole(self) -> Usage | None:
-        return between(self.points[0], self.points[-1], self.cpus) if len(self.points) >= 2 else None
+        if len(self.points) < 2:
+            return None
+        return between(self.points[0], self.points[-1], self.cpus, middle=self.points[1:-1])
 
     def over_last(self, seconds: float) -> Usage | None:
         """Usage over the last `seconds` of the trace (from the latest point at or before that time)."""
         if len(self.points) < 2:
             return None
         end = self.points[-1]
-        start = self.points[0]
-        for p in self.points[:-1]:
+        first = 0
+        for i, p in enumerate(self.points[:-1]):
             if p.at <= end.at - seconds:
-                start = p
-        return between(start, end, self.cpus)
+                first = i
+        return between(self.points[first], end, self.cpus, middle=self.points[first + 1 : -1])

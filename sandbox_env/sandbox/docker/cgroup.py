@@ -8,7 +8,9 @@ container's processes, read on the host. Read per container, by container id:
 | CPU time | `cpu.stat` usage_usec | `cpuacct/cpuacct.usage` |
 | CPU pressure | `cpu.pressure` some total (runnable, waiting for a CPU) | the host's `/proc/pressure/cpu` |
 | forks refused | `pids.events` max | `pids/pids.events` max |
+| tasks, and their limit | `pids.current`, `pids.max` | `pids/pids.current`, `pids/pids.max` |
 | OOM kills | `memory.events` oom_kill | `memory/memory.oom_control` oom_kill |
+| memory limit reached | `memory.events` max | `memory/memory.failcnt` |
 
 A container's directory is `docker/<id>` (cgroupfs driver) or `system.slice/docker-<id>.scope`
 (systemd driver) under each hierarchy. Where none is found (an engine on another host, a
@@ -33,6 +35,12 @@ def _read(path: Path) -> str | None:
         return path.read_text()
     except OSError:
         return None
+
+
+def _number(text: str | None) -> int | None:
+    """A file holding one integer ("max" and anything else: None)."""
+    text = (text or "").strip()
+    return int(text) if text.isdigit() else None
 
 
 def _field(text: str | None, key: str) -> int | None:
@@ -90,20 +98,28 @@ def sample(paths: CgroupPaths) -> UsagePoint | None:
     cpu_us = _field(_read(u / "cpu.stat"), "usage_usec") if u else None
     cpu_ns = cpu_us * 1000 if cpu_us is not None else None
     if cpu_ns is None and paths.cpuacct:
-        text = _read(paths.cpuacct / "cpuacct.usage")
-        cpu_ns = int(text) if text and text.strip().isdigit() else None
+        cpu_ns = _number(_read(paths.cpuacct / "cpuacct.usage"))
     stall_us = _field(_read(u / "cpu.pressure"), "some_total") if u else None
     if stall_us is None:
         stall_us = _field(_read(HOST_PRESSURE), "some_total")
     forks = _field(_read(paths.pids / "pids.events"), "max") if paths.pids else None
     if forks is None and u:
         forks = _field(_read(u / "pids.events"), "max")
-    ooms = _field(_read(paths.memory / "memory.oom_control"), "oom_kill") if paths.memory else None
-    if ooms is None and u:
-        ooms = _field(_read(u / "memory.events"), "oom_kill")
+    pids_dir = paths.pids or u
+    pids = _number(_read(pids_dir / "pids.current")) if pids_dir else None
+    pids_max = _number(_read(pids_dir / "pids.max")) if pids_dir else None
+    ooms = hits = None
+    if paths.memory:
+        ooms = _field(_read(paths.memory / "memory.oom_control"), "oom_kill")
+        hits = _number(_read(paths.memory / "memory.failcnt"))
+    if u and (ooms is None or hits is None):
+        events = _read(u / "memory.events")
+        ooms = ooms if ooms is not None else _field(events, "oom_kill")
+        hits = hits if hits is not None else _field(events, "max")
     if cpu_ns is None and forks is None and ooms is None:
         return None
     return UsagePoint(
         at=time.monotonic(), cpu=None if cpu_ns is None else cpu_ns / 1e9,
         stall=None if stall_us is None else stall_us / 1e6, fork_failures=forks, oom_kills=ooms,
+        memory_hits=hits, pids=pids, pids_max=pids_max,
     )  # fmt: skip
