@@ -110,10 +110,15 @@ class Container:
     cid: str
     role: str
     cgroup: str | None = None
-    usage: float = 0.0  # the container cgroup's CPU, seconds
-    shim: float = 0.0  # containerd-shim and its reaped runc children
+    usage: float = 0.0  # the container cgroup's CPU, seconds, as last sampled
+    shim_pid: int | None = None
+    shim_own: float = 0.0  # the containerd-shim's own CPU
+    shim_children: float = 0.0  # what the shim reaped: runc calls, and the container's init once it ended
+    init_pid: int | None = None  # the container's first process (the shim's child)
+    init_reaped: bool = False  # at the shim's last sample: shim_children includes the whole container
     fuse: float = 0.0  # the fuse-overlayfs daemon of its root filesystem
     procs: dict[int, tuple[str, float]] = field(default_factory=dict)  # pid -> (class, own seconds)
+    settled: set[int] = field(default_factory=set)  # pids that have exec'd their own program
     agent_replies: int = 0  # write syscalls of the agent: one a reply
     removed: bool = False
 
@@ -132,8 +137,23 @@ class Container:
         return "rollout" if self.agent_replies > 1 else "unused pool"  # ping | setup, tools, collect
 
     @property
+    def processes(self) -> float:
+        """CPU of the processes inside the container: its cgroup, or what the shim reaped of it."""
+        return self.usage
+
+    @property
+    def shim(self) -> float:
+        """The shim and its runc calls (the container's own processes taken out)."""
+        runc = self.shim_children - self.usage if self.init_reaped else self.shim_children
+        return self.shim_own + max(0.0, runc)
+
+    @property
     def total(self) -> float:
-        return self.usage + self.shim + self.fuse
+        """Everything this container cost: once its init is reaped the shim holds the container's whole tree,
+        its last moments included, so the total is exact then."""
+        if self.init_reaped:
+            return self.shim_own + max(self.shim_children, self.usage) + self.fuse
+        return self.usage + self.shim_own + self.shim_children + self.fuse
 
 
 class Meter:
@@ -280,7 +300,9 @@ class Meter:
             if t is None:
                 del self._shims[pid]
                 continue
-            c.shim = t[0] + t[1]
+            c.shim_pid = pid
+            c.shim_own, c.shim_children = t[0], t[1]
+            c.init_reaped = c.init_pid is not None and proc_times(c.init_pid) is None
         for pid, mount in list(self._fuse.items()):
             cid = self._mounts.get(mount)
             if cid is None:
@@ -311,16 +333,22 @@ class Meter:
                 pids = [int(x) for x in Path(c.cgroup, "cgroup.procs").read_text().split()]
             except OSError:
                 continue
+            argvs: dict[int, list[str]] = {}
             for pid in pids:
                 t = proc_times(pid)
                 if t is None:
                     continue
-                cls = c.procs.get(pid, ("tool", 0.0))[0]
-                if cls == "tool":  # a new process, or one that was still `runc init` when first seen
-                    cls = classify(cmdline(pid))
-                if pid not in c.procs:
-                    self.first_sample_of.setdefault(cls, time.time())
-                c.procs[pid] = (cls, max(t[0], c.procs.get(pid, ("", 0.0))[1]))
+                cls, secs = c.procs.get(pid, ("", 0.0))
+                if pid not in c.settled:
+                    argvs[pid] = argv = argvs.get(pid) or cmdline(pid)
+                    parent = argvs.get(t[2]) or (cmdline(t[2]) if t[2] in c.procs else [])
+                    cls = classify(argv)
+                    if argv and argv != parent:  # a fork keeps its parent's argv until it execs
+                        c.settled.add(pid)
+                        self.first_sample_of.setdefault(cls, time.time())
+                c.procs[pid] = (cls, max(t[0], secs))
+                if t[2] == c.shim_pid:
+                    c.init_pid = pid
                 if cls == "agent":
                     c.agent_replies = max(c.agent_replies, _syscw(pid))
 
@@ -332,7 +360,16 @@ class Meter:
                     return f"{base}/{sub}"
         return None
 
+    def sample_now(self) -> None:
+        """Take a sample at once (e.g. just before a container is removed)."""
+        self._sample()
+
     # -- results --------------------------------------------------------------------------------
+    def total_of(self, cid: str) -> float:
+        """Everything container `cid` cost so far (its processes, shim and runc, FUSE daemon)."""
+        c = self.containers.get(cid)
+        return 0.0 if c is None else c.total
+
     def mine(self) -> list[Container]:
         return [c for c in self.containers.values() if c is not None]
 
@@ -368,3 +405,4 @@ def read_cgroup_usage(path: str) -> float | None:
     except OSError:
         return None
     return None
+
