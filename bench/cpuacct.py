@@ -41,6 +41,7 @@ from pathlib import Path
 TICK = os.sysconf("SC_CLK_TCK")
 GRADER_PROGRAMS = ("http_driver.py", "pytest_runner.py", "smoke_grader.py")
 OWNER_LABEL = "websandbox.pid"
+WORKSPACE = "/workspace"
 
 
 def proc_times(pid: int) -> tuple[float, float, int, str] | None:
@@ -119,7 +120,7 @@ class Container:
     fuse: float = 0.0  # the fuse-overlayfs daemon of its root filesystem
     procs: dict[int, tuple[str, float]] = field(default_factory=dict)  # pid -> (class, own seconds)
     settled: set[int] = field(default_factory=set)  # pids that have exec'd their own program
-    agent_replies: int = 0  # write syscalls of the agent: one a reply
+    wrote_workspace: bool = False  # files appeared in its /workspace (task files, deliverables)
     removed: bool = False
 
     def by_class(self) -> dict[str, float]:
@@ -132,9 +133,10 @@ class Container:
     @property
     def kind(self) -> str:
         """rollout | grader | unused pool | unused grader: what the container was used for."""
-        if any(cls == "grader" for cls, _ in self.procs.values()):
-            return "grader" if self.agent_replies > 2 else "unused grader"  # ping, spawn | write, feed
-        return "rollout" if self.agent_replies > 1 else "unused pool"  # ping | setup, tools, collect
+        classes = {cls for cls, _ in self.procs.values()}
+        if "grader" in classes:  # a prewarmed grader gets its files only when it is used
+            return "grader" if self.wrote_workspace else "unused grader"
+        return "rollout" if self.wrote_workspace or classes & {"session", "tool"} else "unused pool"
 
     @property
     def processes(self) -> float:
@@ -180,6 +182,7 @@ class Meter:
         self._thread = threading.Thread(target=self._run, name="cpu-meter", daemon=True)
         self.sampler_cpu = 0.0
         self.first_sample_of: dict[str, float] = {}  # process class -> wall time first seen
+        self.timeline: list[tuple[float, float]] = []  # (wall time, host CPU of the tree so far, this process's aside)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def __enter__(self) -> Meter:
@@ -290,6 +293,12 @@ class Meter:
                 if name == "?" or name.startswith("python"):
                     name = self._host_name(pid)
                 self.host[pid] = (name, t[0], t[1])
+        own = sum(v[1] for p, v in self.host.items() if p != self.root_pid)
+        self.timeline.append((time.time(), own))
+
+    def host_cpu_at(self, when: float) -> float:
+        """CPU the run's host processes (this one aside) had used by wall time `when`, as sampled."""
+        return max((cpu for t, cpu in self.timeline if t <= when), default=0.0)
 
     def _sample_helpers(self) -> None:
         for pid, cid in list(self._shims.items()):
@@ -349,8 +358,8 @@ class Meter:
                 c.procs[pid] = (cls, max(t[0], secs))
                 if t[2] == c.shim_pid:
                     c.init_pid = pid
-                if cls == "agent":
-                    c.agent_replies = max(c.agent_replies, _syscw(pid))
+                if cls == "agent" and not c.wrote_workspace:
+                    c.wrote_workspace = _nonempty(f"/proc/{pid}/root{WORKSPACE}")
 
     def _cgroup_of(self, cid: str) -> str | None:
         """The container's cgroup directory: the usual places of the cgroupfs and systemd drivers."""
@@ -374,20 +383,19 @@ class Meter:
         return [c for c in self.containers.values() if c is not None]
 
     def host_by_name(self) -> dict[str, float]:
+        """Own CPU of the run's host processes by what they are (this process as `bench`)."""
         out: dict[str, float] = {}
         for name, own, _ in self.host.values():
             out[name] = out.get(name, 0.0) + own
         return out
 
 
-def _syscw(pid: int) -> int:
+def _nonempty(directory: str) -> bool:
     try:
-        for line in Path(f"/proc/{pid}/io").read_text().splitlines():
-            if line.startswith("syscw:"):
-                return int(line.split()[1])
+        with os.scandir(directory) as it:
+            return any(True for _ in it)
     except OSError:
-        pass
-    return 0
+        return False
 
 
 def read_cgroup_usage(path: str) -> float | None:
@@ -405,4 +413,3 @@ def read_cgroup_usage(path: str) -> float | None:
     except OSError:
         return None
     return None
-
