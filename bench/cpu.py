@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -69,9 +70,40 @@ class Run:
     detail: list[dict] = field(default_factory=list)  # per container: kind, replies, CPU by part
 
 
-def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, driver: str) -> Run:
-    exe = Path(sys.executable).with_name("websandbox")
+def child_env(tree: Path, pycache: Path | None) -> dict[str, str]:
     env = {**os.environ, "PYTHONPATH": f"{tree}:{tree / 'environments' / 'websandbox'}"}
+    if pycache is not None:
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
+
+
+def compile_bytecode(tree: Path, pycache: Path) -> None:
+    """Bytecode for the venv and the tree under `pycache`, as an install with compiled bytecode has it."""
+    import sysconfig
+
+    dirs = [sysconfig.get_paths()["purelib"], str(tree / "sandbox_env"), str(tree / "environments")]
+    env = child_env(tree, pycache)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", *dirs], env=env, stdout=subprocess.DEVNULL)
+
+
+def cpu_of(argv: list[str], env: dict[str, str]) -> float:
+    """Core-seconds of a host command and everything it started (all reaped)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def startup_floor(tree: Path, pycache: Path | None) -> float:
+    """The least a start-up can cost: one process importing vf-eval and what a SandboxEnv subclass needs."""
+    code = "from verifiers.legacy.scripts.eval import main\nimport verifiers as vf\nvf.SandboxEnv"
+    return min(cpu_of([sys.executable, "-c", code], child_env(tree, pycache)) for _ in range(2))
+
+
+def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, driver: str,
+             pycache: Path | None = None) -> Run:  # fmt: skip
+    exe = Path(sys.executable).with_name("websandbox")
+    env = child_env(tree, pycache)
     cmd = [str(exe), "eval", "--family", family, "-c", str(concurrency), "-n", str(n)]
     with log.open("w") as out, Meter(driver=driver) as m:
         t0 = time.time()
@@ -167,6 +199,10 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3, help="repetitions of the lifecycle and import floors")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--logs", type=Path, default=Path("/tmp"), help="where each run's output goes")
+    ap.add_argument("--pycache-prefix", type=Path, dest="pycache",
+                    help="compile bytecode for the venv and the tree into this folder and run with "
+                         "PYTHONPYCACHEPREFIX set to it: what an install with compiled bytecode gives, on a "
+                         "machine where PYTHONDONTWRITEBYTECODE=1 and the venv has no .pyc files")  # fmt: skip
     args = ap.parse_args()
     figures = measure(args)
     if args.json:
@@ -178,15 +214,19 @@ def measure(args: argparse.Namespace) -> dict:
     driver = docker_client().info().get("Driver", "")
     tree = args.tree.resolve()
     image = ensure_image()
-    print(f"tree {tree}; image {image}; storage driver {driver}; load {os.getloadavg()[0]:.1f}", flush=True)
-    start = run_eval(tree, "smoke", 1, args.c, args.logs / "cpu-bench-smoke.log", driver)
-    show_start(start)
-    figures: dict = {"start": start.__dict__, "families": {}}
+    print(f"tree {tree}; image {image}; storage driver {driver}; load {os.getloadavg()[0]:.1f}; "
+          f"bytecode: {bytecode_state(args.pycache)}", flush=True)  # fmt: skip
+    if args.pycache is not None:
+        compile_bytecode(tree, args.pycache)
+    floor = startup_floor(tree, args.pycache)
+    start = run_eval(tree, "smoke", 1, args.c, args.logs / "cpu-bench-smoke.log", driver, args.pycache)
+    show_start(start, floor)
+    figures: dict = {"start": start.__dict__, "startup_floor": floor, "families": {}}
     for family in families:
         tasks = tasks_of(family, args.n)
         with Meter(driver=driver) as m:
             floor = floors.measure(image, m, {family: tasks}, reps=args.reps)[family]
-        run = run_eval(tree, family, len(tasks), args.c, args.logs / f"cpu-bench-{family}.log", driver)
+        run = run_eval(tree, family, len(tasks), args.c, args.logs / f"cpu-bench-{family}.log", driver, args.pycache)
         row = {"run": run.__dict__, "floor": floor, "per_rollout": per_rollout(run, start),
                "breakdown": breakdown(run, start, floor)}  # fmt: skip
         figures["families"][family] = row
@@ -194,7 +234,19 @@ def measure(args: argparse.Namespace) -> dict:
     return figures
 
 
-def show_start(start: Run) -> None:
+def bytecode_state(pycache: Path | None) -> str:
+    if pycache is not None:
+        return f"compiled under {pycache} (PYTHONPYCACHEPREFIX)"
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        import verifiers
+
+        cached = any(Path(verifiers.__file__).parent.glob("__pycache__/*.pyc"))
+        return "as installed" + ("" if cached else "; none in the venv and PYTHONDONTWRITEBYTECODE=1: every import compiles")
+    return "as installed (written on first import)"
+
+
+def show_start(start: Run, floor: float) -> None:
+    print(f"start-up floor (one process importing vf-eval and a vf.SandboxEnv): {floor:.1f} core-s", flush=True)
     print(f"start-up (`websandbox eval --family smoke -n 1`): {start.own:.1f} core-s of its own "
           f"(host {start.host:.1f}: " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(start.host_by_name.items())
                                                   if v >= 0.05 and k != "bench")

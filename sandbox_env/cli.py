@@ -126,7 +126,13 @@ def run_eval(policy: str = "reference", script: Path | None = None, concurrency:
              num_examples: int = -1,
              rollouts: int = 1, env_args: dict | None = None,
              extra: list[str] | None = None) -> tuple[int, Path | None]:  # fmt: skip
-    """Serve the policy on loopback and run the real vf-eval against it; returns (exit code, run dir)."""
+    """Serve the policy on loopback and run the real vf-eval against it; returns (exit code, run dir).
+
+    vf-eval runs the environment in its own process (`--disable-env-server`): its env
+    server would start a router and a worker, each importing verifiers' whole v0 stack
+    again (seconds of CPU apiece) before the first rollout, for a local policy that
+    needs no separate worker. `vf-eval websandbox ...` run by hand keeps the workers.
+    """
     from sandbox_env.image import ensure_image
 
     ensure_image()
@@ -136,7 +142,7 @@ def run_eval(policy: str = "reference", script: Path | None = None, concurrency:
     cmd = [
         str(Path(sys.executable).with_name("vf-eval")), ENV_ID, "-m", model, "-b", url, "-k", POLICY_KEY_VAR,
         "-n", str(num_examples), "-r", str(rollouts), "-c", str(concurrency), "-s", "--disable-tui", "-C", "grade",
-        "-a", json.dumps(env_args or {}), *(extra or []),
+        "--disable-env-server", "-a", json.dumps(env_args or {}), *(extra or []),
     ]  # fmt: skip
     env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy")}
     print("$ " + " ".join(cmd), flush=True)
