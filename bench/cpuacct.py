@@ -288,11 +288,8 @@ class Meter:
     def _sample_host(self) -> None:
         for pid in list(self.host):
             t = proc_times(pid)
-            if t is not None:
-                name = self.host[pid][0]
-                if name == "?" or name.startswith("python"):
-                    name = self._host_name(pid)
-                self.host[pid] = (name, t[0], t[1])
+            if t is not None:  # named again each time: a fork keeps its parent's argv until it execs
+                self.host[pid] = (self._host_name(pid), t[0], t[1])
         own = sum(v[1] for p, v in self.host.items() if p != self.root_pid)
         self.timeline.append((time.time(), own))
 
