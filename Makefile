@@ -1,23 +1,38 @@
-# The two jobs a new user runs: `make eval` (the main job) and `make test`.
-# Each sets everything up first: a venv with uv, the project, the verifiers
-# environment (vf-install), the compiled dataset and the runtime image.
+# The jobs a new user runs: `make eval` (the main job) and `make test` on the classic
+# stack (verifiers 0.3.x, venv .venv); `make eval-v1` and `make test-v1` on the v1 stack
+# (verifiers 0.4.x, what prime-rl speaks; venv .venv-v1). Each sets everything up first:
+# a venv with uv, the project, the verifiers environment, the compiled dataset and the
+# runtime image.
 VENV := .venv
 PY := $(VENV)/bin/python
+VENV_V1 := .venv-v1
+PY_V1 := $(VENV_V1)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export VIRTUAL_ENV := $(CURDIR)/$(VENV)
+# the v1 targets put their own venv first (its uv runs the harness's chat loop)
+V1_ENV := PATH=$(CURDIR)/$(VENV_V1)/bin:$(PATH) VIRTUAL_ENV=$(CURDIR)/$(VENV_V1)
 # Installs write bytecode: where PYTHONDONTWRITEBYTECODE=1, a venv without .pyc files makes every
 # process compile verifiers' whole import chain again (about 40% of `websandbox eval`'s start-up).
 export UV_COMPILE_BYTECODE := 1
 
-.PHONY: setup image eval test lint gc bench
+.PHONY: setup setup-v1 image image-v1 browser eval eval-v1 test test-v1 lint gc bench
 
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml environments/websandbox/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade uv
-	uv pip install -q -p $(PY) -e ".[dev]"
+	uv pip install -q -p $(PY) -e ".[dev,classic]"
 	vf-install websandbox
+	touch $@
+
+# verifiers 0.4 has no vf-install: the environment package is installed like any package.
+setup-v1: $(VENV_V1)/.installed
+
+$(VENV_V1)/.installed: pyproject.toml environments/websandbox/pyproject.toml
+	test -x $(PY_V1) || python3 -m venv $(VENV_V1)
+	$(PY_V1) -m pip install -q --upgrade uv
+	$(VENV_V1)/bin/uv pip install -q -p $(PY_V1) -e ".[dev,v1]" -e environments/websandbox
 	touch $@
 
 image: setup
@@ -27,11 +42,29 @@ image: setup
 eval: image
 	websandbox eval
 
-test: image
+# The viewer's browser test drives Debian's headless Chromium (nothing is downloaded by the test).
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
+
+test: image browser
 	$(PY) -m pytest -q --durations=15
+
+image-v1: setup-v1
+	$(PY_V1) build_tasks.py
+	$(V1_ENV) $(VENV_V1)/bin/websandbox build-image
+
+eval-v1: image-v1
+	$(V1_ENV) $(VENV_V1)/bin/websandbox eval
+
+test-v1: image-v1
+	$(V1_ENV) $(PY_V1) -m pytest -q --durations=10 tests/v1
 
 lint: setup
 	ruff check sandbox_env tests build_tasks.py environments bench
+	ruff format --check sandbox_env tests build_tasks.py environments bench
 
 gc: setup
 	websandbox gc

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TICK = os.sysconf("SC_CLK_TCK")
-GRADER_PROGRAMS = ("http_driver.py", "pytest_runner.py", "smoke_grader.py")
+GRADER_PROGRAMS = ("http_driver.py", "app_host.py", "pytest_runner.py", "smoke_grader.py")
 OWNER_LABEL = "websandbox.pid"
 WORKSPACE = "/workspace"
 

@@ -143,7 +143,11 @@ class FloorRunner:
         """Core-seconds of one fresh container running `job`: cgroup + shim + FUSE + the SDK calls here."""
         labels = {LABEL: "bench", LABEL_PID: str(self.meter.root_pid), LABEL_ROLE: f"floor-{job.name}"}
         spec = container_spec(self.image, Limits(), labels, "floor", env=job.env)
-        spec.update(command=job.argv, stdin_open=False, user=SANDBOX_USER, working_dir=WORKSPACE)
+        # the sandbox's flags, minus what only its agent needs: it starts as the sandbox user, no
+        # capabilities, no stdin, and is removed here (after its last sample), not automatically
+        spec.update(command=job.argv, stdin_open=False, user=SANDBOX_USER, working_dir=WORKSPACE, cap_add=[],
+                    auto_remove=False)  # fmt: skip
+        spec.pop("detach", None)
         t0 = time.thread_time()
         c = self.dc.containers.create(**spec)
         try:

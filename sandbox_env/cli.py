@@ -5,14 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-from sandbox_env.constants import DEFAULTS, ENV_ID, POLICY_SERVER_START_TIMEOUT, REPO_ROOT
+from sandbox_env.constants import DEFAULTS, ENV_ID
+from sandbox_env.policy.launch import start_policy_server
 
 POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
@@ -32,34 +30,8 @@ def cmd_gc(args: argparse.Namespace) -> int:
     return 0
 
 
-def _free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
-def start_policy_server(policy: str, script: Path | None, host: str, port: int):
-    """Serve the policy in a background thread; returns (server, base_url)."""
-    import uvicorn
-
-    from sandbox_env.policy.policies import make_policy
-    from sandbox_env.policy.server import create_app
-
-    app = create_app(make_policy(policy, script))
-    port = port or _free_port(host)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True, name="policy-server")
-    thread.start()
-    deadline = time.monotonic() + POLICY_SERVER_START_TIMEOUT
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError(f"the policy server did not start on {host}:{port}")
-        time.sleep(0.05)
-    return server, f"http://{host}:{port}/v1"
-
-
 def cmd_policy_serve(args: argparse.Namespace) -> int:
-    server, url = start_policy_server(args.policy, args.script, args.host, args.port)
+    server, url = start_policy_server(args.policy, args.script, args.host, args.port, args.fail_after, tokens=args.tokens)
     print(f"serving the {args.script or args.policy} policy at {url} (Ctrl-C to stop)", flush=True)
     try:
         while True:
@@ -69,120 +41,153 @@ def cmd_policy_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _results_dir(model: str) -> Path:
-    return REPO_ROOT / "environments" / ENV_ID / "outputs" / "evals" / f"{ENV_ID}--{model}"
+def vf_eval_command(url: str, model: str, concurrency: int, num_examples: int, rollouts: int, env_args: dict | None,
+                    resume: str | bool | None = None, extra: list[str] | None = None) -> list[str]:  # fmt: skip
+    """The vf-eval command line: ours first, then `--resume`, then the caller's arguments (the last of a repeated option wins).
 
-
-def _newest_run(model: str, before: set[Path]) -> Path | None:
-    base = _results_dir(model)
-    runs = [p for p in base.glob("*") if p.is_dir() and p not in before and (p / "results.jsonl").exists()]
-    return max(runs, key=lambda p: p.stat().st_mtime) if runs else None
-
-
-def family_table(results_file: Path) -> list[dict]:
-    """Per-family rows from a saved results.jsonl: tasks, mean reward, errors."""
-    rows: dict[str, dict] = {}
-    for line in results_file.read_text().splitlines():
-        rec = json.loads(line)
-        info = rec.get("info") or {}
-        if isinstance(info, str):
-            info = json.loads(info)
-        fam = info.get("family") or rec.get("task") or "?"
-        r = rows.setdefault(fam, {"family": fam, "rollouts": 0, "reward": 0.0, "perfect": 0,
-                                  "scoring_error": 0, "tampered": 0})  # fmt: skip
-        reward = float(rec.get("reward") or 0.0)
-        metrics = rec.get("metrics") or {}
-        r["rollouts"] += 1
-        r["reward"] += reward
-        r["perfect"] += reward == 1.0
-        r["scoring_error"] += bool(metrics.get("scoring_error", rec.get("scoring_error", 0)))
-        r["tampered"] += bool(metrics.get("tampered", rec.get("tampered", 0)))
-    for r in rows.values():
-        r["reward"] = r["reward"] / max(r["rollouts"], 1)
-    return sorted(rows.values(), key=lambda r: r["family"])
-
-
-def print_table(rows: list[dict], title: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title)
-    for col in ("family", "rollouts", "mean reward", "reward 1.0", "scoring errors", "tampered"):
-        table.add_column(col, justify="left" if col == "family" else "right")
-    for r in rows:
-        table.add_row(r["family"], str(r["rollouts"]), f"{r['reward']:.3f}", str(r["perfect"]),
-                      str(r["scoring_error"]), str(r["tampered"]))  # fmt: skip
-    Console().print(table)
-
-
-def leaked_ids() -> set[str]:
-    """Containers whose owning process has ended (a finished vf-eval leaves none)."""
-    from sandbox_env.sandbox.docker import leaked_containers
-
-    return {c["Id"] for c in leaked_containers()}
+    The environment runs in vf-eval's own process (`--disable-env-server`): an env server
+    would start a router and a worker, each importing verifiers' whole v0 stack again
+    (seconds of CPU apiece, before the first rollout) for a local policy that needs no
+    separate worker. `vf-eval websandbox ...` run by hand keeps its workers.
+    """
+    resume_args = [] if not resume else ["--resume"] if resume is True else ["--resume", str(resume)]
+    return [
+        str(Path(sys.executable).with_name("vf-eval")), ENV_ID, "-m", model, "-b", url, "-k", POLICY_KEY_VAR,
+        "-n", str(num_examples), "-r", str(rollouts), "-c", str(concurrency), "-s", "--disable-tui", "-C", "grade",
+        "--disable-env-server", "-a", json.dumps(env_args or {}), *resume_args, *(extra or []),
+    ]  # fmt: skip
 
 
 def run_eval(policy: str = "reference", script: Path | None = None, concurrency: int = DEFAULTS.eval_concurrency,
              num_examples: int = -1,
              rollouts: int = 1, env_args: dict | None = None,
-             extra: list[str] | None = None) -> tuple[int, Path | None]:  # fmt: skip
-    """Serve the policy on loopback and run the real vf-eval against it; returns (exit code, run dir).
+             extra: list[str] | None = None, resume: str | bool | None = None,
+             fail_after: int | None = None, run_id: str | None = None) -> tuple[int, Path | None]:  # fmt: skip
+    """Serve the policy on loopback and run the real vf-eval against it in the current directory,
+    printing live counts as rollouts finish; returns (exit code, run dir).
 
-    vf-eval runs the environment in its own process (`--disable-env-server`): its env
-    server would start a router and a worker, each importing verifiers' whole v0 stack
-    again (seconds of CPU apiece) before the first rollout, for a local policy that
-    needs no separate worker. `vf-eval websandbox ...` run by hand keeps the workers.
+    vf-eval runs under supervision (supervise.py): signals to this process reach its whole
+    process group, and it never outlives this process. Its env-server workers inherit
+    `WEBSANDBOX_RUN_ID`, so every container of the run carries `run_id`; the run dir is the
+    one vf-eval names on its output (eval_runs.py).
     """
+    from sandbox_env.eval_live import LiveCounts
+    from sandbox_env.eval_runs import locate, own_location
     from sandbox_env.image import ensure_image
+    from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
+    from sandbox_env.supervise import Supervised
 
     ensure_image()
-    server, url = start_policy_server(policy, script, "127.0.0.1", 0)
+    run_id = run_id or current_run_id()
+    hold_run(run_id)  # gc leaves the run's containers alone while this process lives
     model = "script" if script else policy
-    before = set(_results_dir(model).glob("*"))
-    cmd = [
-        str(Path(sys.executable).with_name("vf-eval")), ENV_ID, "-m", model, "-b", url, "-k", POLICY_KEY_VAR,
-        "-n", str(num_examples), "-r", str(rollouts), "-c", str(concurrency), "-s", "--disable-tui", "-C", "grade",
-        "--disable-env-server", "-a", json.dumps(env_args or {}), *(extra or []),
-    ]  # fmt: skip
-    env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy")}
-    print("$ " + " ".join(cmd), flush=True)
+    args = (model, concurrency, num_examples, rollouts, env_args, resume, extra)
+    if extra:  # vf-eval's parser judges `extra` (it imports verifiers' whole stack: seconds of CPU)
+        where = locate(vf_eval_command("http://127.0.0.1:0/v1", *args)[1:], Path.cwd())
+    else:  # our own command line: vf-eval's rule, without importing vf-eval here
+        where = own_location(model, Path.cwd(), resume)
+    server, url = start_policy_server(policy, script, "127.0.0.1", 0, fail_after)
+    cmd = vf_eval_command(url, *args)
+    where.snapshot(time.time())
+    env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy"), RUN_ID_VAR: run_id}
+    print(f"$ {RUN_ID_VAR}={run_id} " + " ".join(cmd), flush=True)
+    counts = LiveCounts(where).start()
     try:
-        code = subprocess.run(cmd, cwd=REPO_ROOT, env=env).returncode
+        code = Supervised(cmd, env=env, on_line=where.see).run()
     finally:
         server.should_exit = True
-    return code, _newest_run(model, before)
+        run = counts.stop()
+    return code, run
+
+
+def _shown(path: Path) -> Path:
+    """A path as the user can type it from here."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from sandbox_env.stack import installed_stack
+
+    if installed_stack() == "v1":
+        return cmd_eval_v1(args)
+    from sandbox_env.eval_report import report
+    from sandbox_env.sandbox.docker import settle_run
+    from sandbox_env.sandbox.runs import current_run_id
+
     env_args = json.loads(args.env_args) if args.env_args else {}
     if args.family:
         env_args["family"] = args.family
-    leaked_before = leaked_ids()
+    run_id = current_run_id()
     t0 = time.perf_counter()
-    code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
+    try:
+        code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args,
+                             extra=args.vf_args, resume=args.resume, fail_after=args.fail_after,
+                             run_id=run_id)  # fmt: skip
+    finally:
+        left = len(settle_run(run_id))  # this run's containers only: other runs may be going on
+    wall = time.perf_counter() - t0
+    if run is None:
+        print(f"vf-eval saved no run (exit code {code}); containers of run {run_id} left afterwards: {left}",
+              file=sys.stderr)  # fmt: skip
+        return code or 1
+    status = report(run, f"{args.script or args.policy} policy, {run.name}")
+    if code != 0:
+        print(f"vf-eval failed (exit code {code}); containers of run {run_id} left afterwards: {left}", file=sys.stderr)
+        return code
+    print(f"saved to {_shown(run)}; read it in the browser: websandbox view {_shown(run)}")
+    print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
+    return status or (0 if left == 0 else 1)
+
+
+def cmd_eval_v1(args: argparse.Namespace) -> int:
+    """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/eval_v1.py)."""
+    from sandbox_env.eval_v1 import family_table_v1, print_table_v1, run_eval_v1
+    from sandbox_env.sandbox.docker import settle_run
+    from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
+
+    env_args = json.loads(args.env_args) if args.env_args else {}
+    if args.family:
+        env_args["family"] = args.family
+    run_id = os.environ[RUN_ID_VAR] = current_run_id()  # vf-eval and its workers inherit it
+    hold_run(run_id)
+    t0 = time.perf_counter()
+    try:
+        code, run = run_eval_v1(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
+    finally:
+        left = len(settle_run(run_id))
     wall = time.perf_counter() - t0
     if code != 0 or run is None:
-        print(f"vf-eval failed (exit code {code})", file=sys.stderr)
+        print(f"vf-eval failed (exit code {code}); containers of run {run_id} left afterwards: {left}", file=sys.stderr)
         return code or 1
-    print_table(family_table(run / "results.jsonl"), f"{args.script or args.policy} policy, {run.name}")
-    left = len(leaked_ids() - leaked_before)
-    print(f"saved to {run.relative_to(REPO_ROOT)}; read it in the browser: websandbox view {run.relative_to(REPO_ROOT)}")
+    print_table_v1(family_table_v1(run), f"{args.script or args.policy} policy, {run.name} (verifiers v1)")
+    print(f"saved to {run} (read it with verifiers.v1.utils.trace_store.read_episodes)")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return 0 if left == 0 else 1
 
 
 def cmd_view(args: argparse.Namespace) -> int:
     from sandbox_env.viewer import load_run, write_report
-    from sandbox_env.viewer.runs import EVALS, newest_run
+    from sandbox_env.viewer.runs import newest_run, search_roots
     from sandbox_env.viewer.serve import show
 
-    run_dir = args.run_dir or newest_run([Path.cwd() / EVALS, REPO_ROOT / EVALS])
+    run_dir = args.run_dir or newest_run(search_roots(Path.cwd()))
     run = load_run(run_dir)
     out = write_report(run, args.out or run_dir / "report.html")
     print(f"wrote {out} ({len(run.rollouts)} rollouts of {run_dir}, {out.stat().st_size / 1e6:.1f} MB)")
     for problem in run.problems[:5]:
         print(f"  {problem}")
     return show(out, args.mode, args.port)
+
+
+def split_passthrough(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """Our arguments, and those after the first `--` (for vf-eval), or None when there is no `--`."""
+    if "--" not in argv:
+        return argv, None
+    i = argv.index("--")
+    return argv[:i], argv[i + 1 :]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="rebuild even when the image exists")
     p.set_defaults(func=cmd_build_image)
 
-    p = sub.add_parser("gc", help="remove containers left by runs that crashed")
+    p = sub.add_parser("gc", help="remove containers left by runs that are over (never a live run's)")
     p.add_argument("--all", action="store_true", help="remove every websandbox container, even of live runs")
     p.set_defaults(func=cmd_gc)
 
@@ -205,9 +210,13 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--script", type=Path, help="a JSON file mapping task ids to tool calls and a final message")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--tokens", action="store_true", help="return token ids and logprobs as vLLM does")
+    s.add_argument("--fail-after", type=int, metavar="N", help="answer HTTP 500 after the first N requests of a rollout")
     s.set_defaults(func=cmd_policy_serve)
 
-    p = sub.add_parser("eval", help="the main job: vf-eval over every task against a scripted policy")
+    p = sub.add_parser("eval", help="the main job: vf-eval over every task against a scripted policy",
+                       usage="websandbox eval [options] [-- VF_EVAL_ARGS ...]",
+                       epilog="Everything after `--` goes to vf-eval as it is (the last of a repeated option wins).")  # fmt: skip
     p.add_argument("--policy", default="reference", choices=["reference", "null"])
     p.add_argument("--script", type=Path)
     p.add_argument("--family", help="only this family")
@@ -215,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-n", "--num-examples", type=int, default=-1)
     p.add_argument("-r", "--rollouts", type=int, default=1)
     p.add_argument("-a", "--env-args", help="JSON object of load_environment arguments")
+    p.add_argument("--resume", nargs="?", const=True, metavar="PATH",
+                   help="vf-eval --resume: go on with PATH, or with the newest incomplete run of this policy")  # fmt: skip
+    p.add_argument("--fail-after", type=int, metavar="N", help="the policy server answers HTTP 500 after N requests of a rollout")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")
@@ -227,7 +239,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=0, help="port for --serve (default: any free port)")
     p.set_defaults(func=cmd_view, mode=None)
 
+    argv, passthrough = split_passthrough(sys.argv[1:] if argv is None else list(argv))
     args = ap.parse_args(argv)
+    if passthrough is not None and args.command != "eval":
+        ap.error(f"only `websandbox eval` passes arguments after `--` on (to vf-eval), not `websandbox {args.command}`")
+    args.vf_args = passthrough or []
     try:
         return args.func(args)
     except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback

@@ -3,9 +3,11 @@
 Every module reads its fixed values from here, and the env, `load_environment` and the
 CLI all read one `DEFAULTS` object, so a default is written once.
 
-Paths inside containers are fixed by `images/Dockerfile`; paths on the host are found
-from this file, so they hold in a checkout and in an installed wheel alike (the repo
-root only exists in a checkout: `REPO_ROOT` is for the tools that live there).
+Paths inside containers are fixed by `sandbox_env/images/Dockerfile`; paths on the host
+are found from this file, so they hold in a checkout and in an installed wheel alike
+(everything the environment needs at run time, `images/` included, is inside the
+package; the repo root only exists in a checkout: `REPO_ROOT` is for the tools that live
+there).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ REPO_ROOT = PACKAGE_DIR.parent
 TASKS_DIR = PACKAGE_DIR / "tasks"
 DATA_FILE = PACKAGE_DIR / "data" / "tasks.jsonl"
 RUNTIME_DIR = PACKAGE_DIR / "runtime"
-IMAGES_DIR = REPO_ROOT / "images"
+IMAGES_DIR = PACKAGE_DIR / "images"  # package data, so a wheel can build the image too
 
 # -- container paths and identities ----------------------------------------------------------
 CONTAINER_PYTHON = "/opt/venv/bin/python"

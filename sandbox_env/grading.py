@@ -1,14 +1,28 @@
-"""Grading runs: a fresh sandbox per run, a grader program, and a report read back by nonce."""
+"""Grading runs: a fresh sandbox per run, a grader program, and a report read back by nonce.
+
+Every run is measured by the host while it runs (`result.usage`, a trace of the sandbox's
+CPU time, CPU pressure and limit events; sandbox/usage.py, blame.py). When the run hits
+its wall-clock backstop, what the sandbox did in its last seconds (blame.LIMIT_WINDOW)
+decides: if its processes used their CPU, hit a limit, or waited on themselves, the
+timeout is the submission's; if they were starved it is a harness fault (`StarvedRun`),
+which `families.grade_final` retries once in a fresh sandbox. Families that enforce their
+own time limits inside the run (a per-request limit) check the same evidence over that
+limit with `blame.check_time_limit` before they blame the submission.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from typing import Any
 
-from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME, DEFAULTS, GRADER_MAX_OUTPUT, REPORT_TAIL_CHARS
+from sandbox_env.blame import check_time_limit
+from sandbox_env.constants import CONTAINER_PYTHON, DEFAULTS, GRADER_MAX_OUTPUT, REPORT_TAIL_CHARS
+from sandbox_env.grader_programs import grader_argv, grader_files
 from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
 from sandbox_env.sandbox.pool import WarmPool
+from sandbox_env.sandbox.usage import TRACE_PERIOD, UsageTrace
 
 
 class ReportError(RuntimeError):
@@ -53,32 +67,52 @@ class Grader:
                           timeout: float | None = None) -> tuple[ExecResult, dict[str, Any]]:  # fmt: skip
         """Run runtime/<program> with the request on stdin; return the raw result and its report.
 
-        The program starts first (ahead of time when prewarmed, so its imports are done),
-        its files are laid out next, and only then does its request arrive on stdin.
+        The grader programs are written into the sandbox first (they are not in the
+        image: grader_programs.py), the program starts (ahead of time when prewarmed, so
+        its imports are done), its files are laid out next, and only then does its
+        request arrive on stdin.
         """
         nonce = make_nonce()
         stdin = json.dumps({**request, "nonce": nonce}).encode() + b"\n"
-        argv = [CONTAINER_PYTHON, "-E", "-s", f"{CONTAINER_RUNTIME}/{program}"]
+        argv = grader_argv(CONTAINER_PYTHON, program)
+
+        async def start(sid: str) -> int:
+            sb = Sandbox(self.backend, sid)
+            await sb.write_files(grader_files())
+            return await sb.spawn(argv)
+
         if self.prewarm > 0:
             pool = self._pools.get(program)
             if pool is None:
-                pool = self._pools[program] = self.backend.warm_pool(
-                    self.image, self.prewarm, prepare=lambda sid: self.backend.spawn(sid, argv)
-                )
+                pool = self._pools[program] = self.backend.warm_pool(self.image, self.prewarm, prepare=start, role="grader")
             sid, handle = await pool.acquire_prepared()
         else:
-            sid = await self.backend.acquire(self.image)
+            sid = await self.backend.acquire(self.image, role="grader")
             handle = None
         try:
             sb = Sandbox(self.backend, sid)
             if handle is None:
-                handle = await sb.spawn(argv)
+                handle = await start(sid)
             await sb.write_files(files)
             limit = self.timeout if timeout is None else timeout
-            result = await sb.feed(handle, stdin, limit, max_output=GRADER_MAX_OUTPUT)
+            trace = UsageTrace(self.backend.limits.cpus)
+            sampler = asyncio.get_running_loop().create_task(self._trace(sid, trace))
+            try:
+                result = await sb.feed(handle, stdin, limit, max_output=GRADER_MAX_OUTPUT)
+            finally:
+                sampler.cancel()
+            trace.add(self.backend.usage_point(sid))
+            result.usage = trace
         finally:
             self.backend.delete_later(sid)  # the report is in hand: removal need not delay the grade
+        if result.timed_out:
+            check_time_limit(result, f"the grading run ({program}, {limit:g} s)", limit)
         return result, read_report(result, nonce)
+
+    async def _trace(self, sid: str, trace: UsageTrace) -> None:
+        while True:
+            trace.add(self.backend.usage_point(sid))
+            await asyncio.sleep(TRACE_PERIOD)
 
     async def wait_warm(self, timeout: float = 60) -> None:
         """Wait until every prewarmed pool is full (benchmarks measure grading after this)."""
@@ -89,4 +123,3 @@ class Grader:
         """Stop the prewarmed pools and remove the sandboxes waiting in them."""
         for pool in list(self._pools.values()):
             await pool.stop()
-

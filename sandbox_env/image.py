@@ -19,7 +19,8 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from sandbox_env.constants import IMAGE_REPO, IMAGES_DIR, REPO_ROOT, RUNTIME_DIR, short
+from sandbox_env.constants import IMAGE_REPO, IMAGES_DIR, PACKAGE_DIR, RUNTIME_DIR, short
+from sandbox_env.grader_programs import IMAGE_RUNTIME, image_runtime_files
 from sandbox_env.sandbox.docker.engine import docker_client
 
 PULL_BASE = "python:3.13-slim"
@@ -36,20 +37,23 @@ def _say(msg: str) -> None:
 
 def _build_inputs() -> list[Path]:
     files = [IMAGES_DIR / "Dockerfile", IMAGES_DIR / "requirements.txt"]
-    files += sorted(
-        p
-        for p in RUNTIME_DIR.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
-    )
+    files += image_runtime_files()  # grader programs are not in the image: grader_programs.py
     return files
 
 
+def _hashed_name(path: Path) -> str:
+    """The name a build input is hashed under: where it lived in the checkout before `images/` moved
+    into the package (`images/...`, `sandbox_env/runtime/...`), so the tag of unchanged sources did
+    not change, and a checkout and an installed wheel compute the same tag."""
+    rel = path.relative_to(PACKAGE_DIR).as_posix()
+    return rel if rel.startswith("images/") else f"sandbox_env/{rel}"
+
+
 def image_hash() -> str:
-    """Hash of the Dockerfile, the pinned requirements and the runtime programs."""
+    """Hash of the Dockerfile, the pinned requirements and the runtime programs the image carries."""
     h = hashlib.sha256()
     for path in _build_inputs():
-        rel = path.relative_to(REPO_ROOT).as_posix()
-        h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+        h.update(_hashed_name(path).encode() + b"\0" + path.read_bytes() + b"\0")
     return short(h.hexdigest())
 
 
@@ -150,7 +154,14 @@ def build_image(base: str = "auto", force: bool = False, say: Progress = _say) -
         ctx = Path(tmp)
         shutil.copy(IMAGES_DIR / "Dockerfile", ctx / "Dockerfile")
         shutil.copy(IMAGES_DIR / "requirements.txt", ctx / "requirements.txt")
-        shutil.copytree(RUNTIME_DIR, ctx / "runtime", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        keep = shutil.ignore_patterns("__pycache__", "*.pyc")
+        (ctx / "runtime").mkdir()
+        for name in IMAGE_RUNTIME:  # only what rollouts need; grader programs come with each grading run
+            src = RUNTIME_DIR / name
+            if src.is_dir():
+                shutil.copytree(src, ctx / "runtime" / name, ignore=keep)
+            else:
+                shutil.copy(src, ctx / "runtime" / name)
         _fill_wheelhouse(ctx / "wheels", say)
         say(f"building {tag} from {base_image}")
         stream = client.api.build(

@@ -2,7 +2,9 @@
 
 This module owns the tool table (names and arguments), the argument checks with
 messages a model can act on, output capping, and running a call on a sandbox.
-Front doors wrap these; they do not restate them.
+Front doors wrap these; they do not restate them. What they return is always valid
+text (sandbox_env/text.py): output holding a lone surrogate or invalid bytes comes back
+with U+FFFD in its place.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 
 from sandbox_env.constants import DEFAULTS, TOOL_NAMES
 from sandbox_env.sandbox import Sandbox
+from sandbox_env.text import valid_text
 
 DEFAULT_OUTPUT_CAP = DEFAULTS.output_cap
 TOOL_ARGS: dict[str, dict[str, type]] = {"bash": {"command": str}, "execute_code": {"code": str}}
@@ -61,12 +64,12 @@ async def run_bash(sb: Sandbox, command: str, timeout: float, cap: int = DEFAULT
         parts.append(f"[timed out after {timeout:g}s: the command's process group was killed]")
     elif res.exit_code != 0:
         parts.append(f"[exit code {res.exit_code}]")
-    return cap_output("\n".join(parts) or "(no output)", cap)
+    return valid_text(cap_output("\n".join(parts) or "(no output)", cap))
 
 
 async def run_code(sb: Sandbox, code: str, timeout: float, cap: int = DEFAULT_OUTPUT_CAP) -> str:
     res = await sb.run_python(code, timeout=timeout)
-    return cap_output(res.output.rstrip("\n") or "(no output)", cap)
+    return valid_text(cap_output(res.output.rstrip("\n") or "(no output)", cap))
 
 
 async def run_tool(sb: Sandbox, tool: str, args: dict[str, Any], timeout: float, cap: int = DEFAULT_OUTPUT_CAP) -> str:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 import subprocess
 
 import pytest
 
 from sandbox_env.constants import TASKS_DIR
-from sandbox_env.families.django import FAMILY, Canaries, canary_problems, collect_test_ids, judge, make_canaries
+from sandbox_env.families.django import FAMILY, collect_test_ids, judge, make_canaries
+from sandbox_env.families.django_suite import Suite, perturb
 from sandbox_env.verify.django import VERIFIER
 
 TASKS = TASKS_DIR / "django"
@@ -54,88 +56,188 @@ def test_reference_calls_write_exactly_the_reference_files(tmp_path):
 
 
 def test_collected_test_ids_follow_pytest_naming():
-    src = "def test_a():\n    pass\n\ndef helper():\n    pass\n\nclass TestB:\n    def test_c(self):\n" \
-          "        pass\n    def setup_method(self):\n        pass\n\nclass Other:\n    def test_d(self):\n        pass\n"
+    src = (
+        "def test_a():\n    pass\n\ndef helper():\n    pass\n\nclass TestB:\n    def test_c(self):\n"
+        "        pass\n    def setup_method(self):\n        pass\n\nclass Other:\n    def test_d(self):\n        pass\n"
+    )
     assert collect_test_ids("tests/test_x.py", src) == ["tests/test_x.py::test_a", "tests/test_x.py::TestB::test_c"]
 
 
-def _frozen() -> dict[str, str]:
-    row = FAMILY.compile_task(TASKS / "dj04")
-    return row.grading["tests"]
+def _grading(task: str = "dj04") -> dict:
+    return FAMILY.compile_task(TASKS / task).grading
 
 
-def test_canaries_get_fresh_names_a_new_module_and_keep_frozen_files_valid():
-    frozen = _frozen()
-    a = make_canaries(frozen, {"tests/test_report.py"}, random.Random(1))
-    b = make_canaries(frozen, {"tests/test_report.py"}, random.Random(2))
-    assert a.module not in frozen and a.module.startswith("tests/test_")
-    assert set(a.expect) != set(b.expect)
-    real = {i.split("::")[-1] for p, t in frozen.items() for i in collect_test_ids(p, t)}
-    assert not {n.split("::")[-1] for n in a.expect} & real
-    assert sorted(a.expect.values()).count("pass") == 2
-    for path, source in frozen.items():
-        assert a.files[path].startswith(source.rstrip("\n"))
-        ast.parse(a.files[path])
-        assert set(collect_test_ids(path, source)) < set(collect_test_ids(path, a.files[path]))
-    budget_canaries = [n for n in a.expect if n.startswith("tests/test_report.py::")]
-    assert len(budget_canaries) == 3  # a plain must-fail plus one per query-budget mechanism
-    ast.parse(a.files[a.module])
+def _body(suite: Suite, nodeid: str) -> str:
+    """The body of the test a node id names, from the module the suite wrote."""
+    path, *names = nodeid.split("::")
+    scope = ast.parse(suite.files[path]).body
+    for name in names:
+        scope = next(n for n in scope if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name == name).body
+    return ast.unparse(scope)
 
 
-def _honest(canaries: Canaries, tests: dict[str, str] | None = None, **overrides) -> dict:
-    outcomes = {n: "passed" if w == "pass" else "failed" for n, w in canaries.expect.items()}
-    outcomes.update(tests or {})
+def test_hidden_tests_are_graded_but_never_laid_out_nor_shown():
+    for folder in FOLDERS:
+        row = FAMILY.compile_task(folder)
+        g = row.grading
+        hidden = [i for i in g["test_ids"] if i.startswith("hidden/")]
+        visible = [i for i in g["test_ids"] if i.startswith("tests/")]
+        assert len(hidden) >= len(visible) > 0
+        assert not any(p.startswith("hidden/") for p in row.files)
+        assert not any(i.split("::")[-1] in row.prompt for i in hidden)
+        assert "more tests than the visible ones decide" in row.prompt
+
+
+def test_canaries_are_clones_named_like_real_tests_in_modules_named_like_real_ones():
+    g = _grading()
+    a = make_canaries(g, random.Random(1))
+    b = make_canaries(g, random.Random(2))
+    assert set(a.canaries) != set(b.canaries) or a.files != b.files
+    real_names = {i.split("::")[-1] for i in g["test_ids"]}
+    assert {n.split("::")[-1] for n in a.canaries} <= real_names
+    assert set(a.real) == set(g["test_ids"])
+    assert all(re.fullmatch(r"tests/test_[a-z_]+\.py", p) for p in a.files)
+    assert set(g["tests"]) <= set(a.files)  # the visible path holds real tests and canaries alike
+    visible_path = next(iter(g["tests"]))
+    assert any(a.module_of(n) == visible_path for n in a.canaries)
+    assert any(n.startswith(visible_path) for n in a.real.values())
+    for path, text in a.files.items():
+        ast.parse(text, path)
+
+
+def test_a_visible_node_id_is_a_canary_as_often_as_a_real_test():
+    g = _grading("dj01")
+    real = canary = 0
+    for seed in range(40):
+        suite = make_canaries(g, random.Random(seed))
+        at_visible = [n for n in [*suite.real.values(), *suite.canaries] if n.startswith("tests/test_querysets.py::")]
+        real += sum(n in suite.real.values() for n in at_visible)
+        canary += sum(n in suite.canaries for n in at_visible)
+    assert 0.4 < real / (real + canary) < 0.6
+
+
+def test_value_canaries_differ_from_their_original_in_one_assertion_only():
+    g = _grading("dj01")
+    suite = make_canaries(g, random.Random(3))
+    for nodeid, canary in suite.canaries.items():
+        if canary.kind != "value":
+            continue
+        real = suite.real[canary.original]
+        clone, original = _body(suite, nodeid), _body(suite, real)
+        diff = [x for x, y in zip(clone.splitlines(), original.splitlines(), strict=True) if x != y]
+        assert len(diff) == 1 and "assert" in diff[0], (nodeid, diff)
+
+
+def test_budget_canaries_run_three_app_queries_under_a_budget_of_one():
+    g = _grading("dj09")
+    suite = make_canaries(g, random.Random(4))
+    budget = [n for n, c in suite.canaries.items() if c.kind == "budget"]
+    originals = {suite.canaries[n].original for n in budget}
+    assert set(g["budget_tests"]) <= originals
+    for nodeid in budget:
+        body = _body(suite, nodeid)
+        assert re.search(r"(assertNumQueries|django_assert_num_queries|django_assert_max_num_queries)\(1\)", body)
+        assert len(re.findall(r"\b(Post|Comment)\.objects\.", body)) >= 3
+
+
+def test_perturbed_values_never_equal_the_original():
+    rng = random.Random(5)
+    for value in (0, 1, 2, -7, 3.5, True, False, "", "room_taken", b"pong", None, "2024"):
+        for _ in range(20):
+            assert perturb(value, rng, ("room_taken", "reserved", "x")) != value
+
+
+def _honest(suite: Suite, grading: dict, tests: dict[str, str] | None = None, **overrides) -> dict:
+    outcomes = {n: "failed" for n in suite.canaries}
+    outcomes.update({suite.real[i]: "passed" for i in grading["test_ids"]})
+    outcomes.update({suite.real[i]: o for i, o in (tests or {}).items()})
     report = {"stage": "finished", "exit_code": 1, "collection_done": True, "collected": list(outcomes),
-              "collection_errors": {}, "outcomes": outcomes, "failures": {}, "imported": {"library.reports": True}}
+              "collection_errors": {}, "outcomes": outcomes, "failures": {}, "imported": {"library.reports": True},
+              "integrity": {"armed": 100, "problems": []}}  # fmt: skip
     report.update(overrides)
     return report
 
 
+def _frames(report: dict) -> list[dict]:
+    return [{"stage": "started", "tested": [n, o]} for n, o in report["outcomes"].items()]
+
+
 @pytest.fixture
 def dj04():
-    row = FAMILY.compile_task(TASKS / "dj04")
-    canaries = make_canaries(row.grading["tests"], {"tests/test_report.py"}, random.Random(7))
-    return row.grading, canaries
+    grading = _grading()
+    return grading, make_canaries(grading, random.Random(7))
 
 
 def test_all_tests_passing_with_honest_canaries_scores_one(dj04):
-    grading, canaries = dj04
-    grade = judge(_honest(canaries, {i: "passed" for i in grading["test_ids"]}), grading, canaries)
-    assert grade.score == 1.0 and not grade.tampered
+    grading, suite = dj04
+    report = _honest(suite, grading)
+    grade = judge(report, grading, suite, frames=_frames(report))
+    assert grade.score == 1.0 and not grade.tampered, grade.reason
     assert grade.metrics["tests_passed"] == 1.0 and grade.metrics["suite_usable"] == 1.0
     assert grade.metrics["correct_but_naive"] == 0.0
 
 
 def test_only_budget_failures_score_zero_as_correct_but_naive(dj04):
-    grading, canaries = dj04
-    tests = {i: "failed" if i in grading["budget_tests"] else "passed" for i in grading["test_ids"]}
-    grade = judge(_honest(canaries, tests), grading, canaries)
+    grading, suite = dj04
+    report = _honest(suite, grading, {i: "failed" for i in grading["budget_tests"]})
+    grade = judge(report, grading, suite, frames=_frames(report))
     assert grade.score == 0.0 and grade.metrics["correct_but_naive"] == 1.0
     assert "query budget" in grade.reason
 
 
-def test_a_passing_must_fail_canary_is_tampering(dj04):
-    grading, canaries = dj04
-    report = _honest(canaries, {i: "passed" for i in grading["test_ids"]})
+def test_a_passing_canary_of_a_passing_original_is_tampering(dj04):
+    grading, suite = dj04
+    report = _honest(suite, grading)
     report["outcomes"] = {n: "passed" for n in report["outcomes"]}
-    grade = judge(report, grading, canaries)
+    grade = judge(report, grading, suite, frames=_frames(report))
     assert grade.score == 0.0 and grade.tampered and grade.metrics["tampered"] == 1.0
     assert grade.metrics["correct_but_naive"] == 0.0
 
 
-def test_a_missing_canary_is_tampering_unless_its_file_failed_to_import(dj04):
-    grading, canaries = dj04
-    report = _honest(canaries, {i: "passed" for i in grading["test_ids"]})
-    in_frozen = [n for n in canaries.expect if n.startswith("tests/test_report.py::")]
-    for n in in_frozen:
-        del report["outcomes"][n]
-    assert judge(report, grading, canaries).tampered
-    report["outcomes"] = {n: o for n, o in report["outcomes"].items() if not n.startswith("tests/test_report.py")}
-    report["collected"] = list(report["outcomes"])
-    report["collection_errors"] = {"tests/test_report.py": "E   ImportError: cannot import name 'author_report'"}
-    grade = judge(report, grading, canaries)
+def test_a_passing_value_canary_of_a_failing_original_is_no_evidence(dj04):
+    grading, suite = dj04
+    nodeid, canary = next((n, c) for n, c in suite.canaries.items() if c.kind == "value")
+    report = _honest(suite, grading, {canary.original: "failed"})
+    report["outcomes"][nodeid] = "passed"
+    grade = judge(report, grading, suite, frames=_frames(report))
+    assert grade.score == 0.0 and not grade.tampered, grade.reason
+    budget = next(n for n, c in suite.canaries.items() if c.kind == "budget")
+    report["outcomes"][budget] = "passed"
+    assert judge(report, grading, suite, frames=_frames(report)).tampered  # a budget canary must always fail
+
+
+def test_a_missing_canary_is_tampering_unless_its_module_failed_to_collect(dj04):
+    grading, suite = dj04
+    report = _honest(suite, grading)
+    module = suite.module_of(next(iter(suite.canaries)))
+    report["outcomes"] = {n: o for n, o in report["outcomes"].items() if not n.startswith(module + "::")}
+    assert judge(report, grading, suite, frames=_frames(report)).tampered
+    report["collection_errors"] = {module: "E   ImportError: cannot import name 'author_report' from 'library.reports'"}
+    grade = judge(report, grading, suite, frames=_frames(report))
     assert not grade.tampered and grade.score == 0.0
-    assert grade.metrics["suite_usable"] == 0.0 and "could not be collected" in grade.reason
+    assert "could not be collected" in grade.reason
+
+
+def test_a_report_that_disagrees_with_the_streamed_outcomes_is_tampering(dj04):
+    grading, suite = dj04
+    report = _honest(suite, grading, {grading["test_ids"][0]: "failed"})
+    frames = _frames(report)
+    forged = {**report, "outcomes": {**report["outcomes"], suite.real[grading["test_ids"][0]]: "passed"}}
+    grade = judge(forged, grading, suite, frames=frames)
+    assert grade.tampered and "streamed" in grade.reason
+    unstreamed = judge(report, grading, suite, frames=frames[1:])
+    assert unstreamed.tampered and "never streamed" in unstreamed.reason
+
+
+def test_guard_alarms_and_a_missing_integrity_section_are_tampering(dj04):
+    grading, suite = dj04
+    report = _honest(suite, grading)
+    alarm = [{"stage": "started", "alarm": "_pytest.runner:call_and_report was replaced or changed"}]
+    assert judge(report, grading, suite, frames=_frames(report) + alarm).tampered
+    died = judge({"stage": "started"}, grading, suite, frames=alarm)
+    assert died.tampered and died.score == 0.0
+    bare = {k: v for k, v in report.items() if k != "integrity"}
+    assert "integrity section" in judge(bare, grading, suite, frames=_frames(report)).reason
 
 
 def test_a_crash_before_collection_is_the_submissions_only_when_it_names_a_deliverable(dj04):
@@ -155,29 +257,13 @@ def test_a_run_that_never_finished_is_a_zero_not_a_harness_fault(dj04):
     assert fault.scoring_error and fault.metrics["scoring_error"] == 1.0
 
 
-def test_canary_problems_accept_errors_for_must_fail_only():
-    canaries = Canaries("tests/test_c.py", {}, {"tests/test_c.py::test_a": "fail", "tests/test_c.py::test_b": "pass"})
-    ok = {"outcomes": {"tests/test_c.py::test_a": "error", "tests/test_c.py::test_b": "passed"}}
-    assert canary_problems(ok, canaries) == []
-    bad = {"outcomes": {"tests/test_c.py::test_a": "failed", "tests/test_c.py::test_b": "error"}}
-    assert len(canary_problems(bad, canaries)) == 1
-
-
-def test_a_canary_module_that_does_not_collect_is_a_harness_fault(dj04):
-    grading, canaries = dj04
-    report = _honest(canaries, {i: "passed" for i in grading["test_ids"]})
-    report["outcomes"] = {n: o for n, o in report["outcomes"].items() if not n.startswith(canaries.module)}
-    report["collection_errors"] = {canaries.module: "E   ImportError: cannot import name 'TestCase'"}
-    grade = judge(report, grading, canaries)
-    assert grade.score == 0.0 and grade.scoring_error and not grade.tampered
-
-
 def test_an_internal_error_raised_by_the_submission_is_its_zero_not_tampering(dj04):
     grading, canaries = dj04
-    tail = ('INTERNALERROR>   File "/workspace/library/reports.py", line 2, in <module>\n'
-            "INTERNALERROR>     sys.exit(3)\nINTERNALERROR> SystemExit: 3\nno tests ran in 0.07s\n")
-    report = {"stage": "finished", "exit_code": 3, "collection_done": True, "collected": [], "outcomes": {},
-              "output_tail": tail}
+    tail = (
+        'INTERNALERROR>   File "/workspace/library/reports.py", line 2, in <module>\n'
+        "INTERNALERROR>     sys.exit(3)\nINTERNALERROR> SystemExit: 3\nno tests ran in 0.07s\n"
+    )
+    report = {"stage": "finished", "exit_code": 3, "collection_done": True, "collected": [], "outcomes": {}, "output_tail": tail}
     grade = judge(report, grading, canaries)
     assert grade.score == 0.0 and not grade.tampered and grade.scoring_error is None
     assert grade.reason.endswith("SystemExit: 3")

@@ -92,12 +92,63 @@ async def test_scripted_rollout_runs_both_tools_keeps_the_namespace_and_leaves_n
 
 
 @pytest.mark.docker
-async def test_a_rollout_that_breaks_its_sandbox_scores_zero_with_a_scoring_error(env, smoke_script, monkeypatch):
+async def test_a_rollout_that_kills_every_process_it_can_scores_zero_as_its_own_fault(env, smoke_script, monkeypatch):
+    """`kill -9 -1` reaches only the model's own processes: the agent survives, so this is no harness fault."""
     monkeypatch.setenv(POLICY_KEY_VAR, "local")
     state = await _play(env, "smoke_hello", smoke_script)
-    assert state["grade"]["score"] == 0.0
-    assert state["scoring_error"]
+    assert state["grade"]["score"] == 0.0 and "does not exist" in state["grade"]["reason"]
+    assert not state.get("scoring_error") and not state.get("error")
     assert state["sandbox_id"] not in _containers()
+
+
+@pytest.mark.docker
+async def test_a_setup_that_fails_is_a_harness_fault_that_reaches_the_trainer(image, monkeypatch):
+    import verifiers as vf
+    import websandbox
+
+    # two processes are docker-init and the agent: the Python session cannot start
+    e = websandbox.load_environment(family="smoke", image=image, pool_size=0, pids_limit=2)
+    try:
+        monkeypatch.setenv(POLICY_KEY_VAR, "local")
+        state = await _rollout(e, "smoke_sum", "http://127.0.0.1:9/v1", retries=0)
+    finally:
+        e.backend.teardown()
+    assert isinstance(state["error"], vf.InfraError) and type(state["error"]).__name__ == "HarnessFault"
+    assert state["grade"]["score"] == 0.0 and state["grade"]["scoring_error"]
+    assert state["scoring_error"] and "smoke_sum" in state["scoring_error"]
+    assert state["sandbox_id"] not in _containers()
+
+
+@pytest.mark.docker
+async def test_a_sandbox_removed_from_outside_mid_call_is_a_harness_fault_the_trainer_sees(image, tmp_path, monkeypatch):
+    import asyncio
+
+    import verifiers as vf
+    import websandbox
+
+    env = websandbox.load_environment(family="smoke", image=image, pool_size=0)  # no pool: one rollout container
+
+    monkeypatch.setenv(POLICY_KEY_VAR, "local")
+    script = tmp_path / "sleep.json"
+    script.write_text(json.dumps({"smoke_hello": {"calls": [{"tool": "bash", "args": {"command": "sleep 20"}}]}}))
+    api = docker_client().api
+    rollouts = {"label": [f"websandbox.client={env.backend.client_id}", "websandbox.role=rollout"]}
+
+    async def remove_it():  # as `docker rm -f`, an engine restart or a careless gc would
+        while not (found := api.containers(filters=rollouts)):
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(3)  # the sleep is running
+        api.remove_container(found[0]["Id"], force=True)
+
+    remover = asyncio.ensure_future(remove_it())
+    try:
+        state = await _play(env, "smoke_hello", script)
+        await remover
+    finally:
+        env.backend.teardown()
+    assert isinstance(state["error"], vf.InfraError) and type(state["error"]).__name__ == "HarnessFault"
+    assert state["grade"]["score"] == 0.0 and state["scoring_error"]
+    assert "killed from outside" in state["scoring_error"]
 
 
 @pytest.mark.docker

@@ -104,10 +104,15 @@ if os.fork() == 0:
     os.setsid()                                                       # out of the process group
     time.sleep(3600)
 '''
-    t0 = time.perf_counter()
-    g = await grade(backend, image, "fastapi_path_order", leaky, timeout=60)
-    assert g.score == 1.0, g.reason
-    assert time.perf_counter() - t0 < 60  # the run ended with its report, not at the 60 s backstop
+
+    async def timed(source):
+        t0 = time.perf_counter()
+        g = await grade(backend, image, "fastapi_path_order", source, timeout=60)
+        return g, time.perf_counter() - t0
+
+    (g, leaky_s), (plain, plain_s) = await asyncio.gather(timed(leaky), timed(PATH_ORDER))
+    assert g.score == plain.score == 1.0, g.reason
+    assert leaky_s < 2 * plain_s + 5  # nothing left running makes the run wait (the machine is shared: a ratio)
 
 
 async def test_a_hanging_endpoint_stops_the_run_with_a_reason(backend, image):
@@ -131,10 +136,10 @@ async def stall(request, call_next):
     assert time.perf_counter() - t0 < 60  # stopped by the request limit, not the 60 s backstop
 
 
-async def test_an_import_that_never_ends_stops_at_the_run_deadline(backend, image):
-    g = await grade(backend, image, "fastapi_path_order", "while True:\n    pass\n", timeout=10)
+async def test_an_import_that_never_ends_stops_at_its_cpu_limit(backend, image):
+    g = await grade(backend, image, "fastapi_path_order", "while True:\n    pass\n", timeout=60, request_timeout=2)
     assert g.score == 0.0 and g.scoring_error is None
-    assert "importing app.py did not finish" in g.reason and g.metrics["module_imported"] == 0.0
+    assert "importing app.py did not finish within 6 s" in g.reason and g.metrics["module_imported"] == 0.0
 
 
 async def test_import_errors_are_the_submissions_failure_with_the_traceback(backend, image):
@@ -178,16 +183,15 @@ httpx.Client._send_handling_redirects = fake_send
 '''
 
 
-async def test_an_app_that_patches_the_test_client_scores_zero_as_tampered(backend, image):
-    first, deep = await asyncio.gather(
+async def test_patching_the_test_client_or_httpx_in_the_apps_process_changes_nothing(backend, image):
+    right_and_patching, patching_only, deep_only = await asyncio.gather(
+        grade(backend, image, "fastapi_status_204", STATUS_204 + PATCH_CLIENT.replace("app = FastAPI()", "")),
         grade(backend, image, "fastapi_status_204", PATCH_CLIENT),
         grade(backend, image, "fastapi_status_204", PATCH_HTTPX_DEEP),
     )
-    for g in (first, deep):
-        assert g.score == 0.0 and g.tampered and g.metrics["tampered"] == 1.0, g.reason
-        assert g.scoring_error is None
-    assert "TestClient.request" in first.reason
-    assert "unknown path answered 200" in deep.reason
+    assert right_and_patching.score == 1.0 and not right_and_patching.tampered, right_and_patching.reason
+    for g in (patching_only, deep_only):
+        assert g.score == 0.0 and g.scoring_error is None, g.reason
 
 
 FAKE_FRAMES = '''
@@ -253,10 +257,10 @@ async def test_exiting_early_after_a_fake_report_scores_zero_without_a_scoring_e
         grade(backend, image, "fastapi_status_204", EXIT_WHILE_SERVING),
     )
     assert at_import.score == 0.0 and at_import.scoring_error is None and not at_import.tampered
-    assert "importing app.py ended it (exit code 0)" in at_import.reason
+    assert "the app's process ended while importing app.py (exit code 0)" in at_import.reason
     assert at_import.metrics["module_imported"] == 0.0
     assert while_serving.score == 0.0 and while_serving.scoring_error is None
-    assert "while serving requests" in while_serving.reason
+    assert "the app's process ended (exit code 0) while answering" in while_serving.checks[0]["detail"]
     assert while_serving.metrics["module_imported"] == 1.0
 
 
@@ -275,3 +279,58 @@ async def test_an_app_that_itself_answers_unknown_paths_with_200_is_wrong_but_no
     g = await grade(backend, image, "fastapi_status_204", FORGOT_404_STATUS)
     assert not g.tampered and g.scoring_error is None, g.reason
     assert 0.0 < g.score < 1.0
+
+
+FAILING_LIFESPAN = """
+import contextlib
+
+from fastapi import FastAPI
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    raise RuntimeError("the database is not there")
+    yield
+
+
+app = FastAPI(lifespan=lifespan)
+"""
+
+SEGFAULT_ON_DELETE = STATUS_204 + """
+import ctypes
+
+
+@app.middleware("http")
+async def crash_on_delete(request, call_next):
+    if request.method == "DELETE":
+        ctypes.string_at(0)  # a segmentation fault: the app's process dies
+    return await call_next(request)
+"""
+
+
+async def test_startup_failures_and_crashes_are_the_submissions_with_the_evidence(backend, image):
+    lifespan, crash = await asyncio.gather(
+        grade(backend, image, "fastapi_status_204", FAILING_LIFESPAN),
+        grade(backend, image, "fastapi_status_204", SEGFAULT_ON_DELETE),
+    )
+    assert lifespan.score == 0.0 and lifespan.scoring_error is None and not lifespan.tampered
+    assert lifespan.metrics["module_imported"] == 1.0
+    assert all("the app's lifespan failed at startup: RuntimeError: the database is not there" in c["detail"]
+               for c in lifespan.checks), lifespan.checks  # fmt: skip
+    assert crash.score < 1.0 and crash.scoring_error is None and not crash.tampered, crash.reason
+    details = [c["detail"] for c in crash.checks if not c["passed"]]
+    assert any("the app's process ended (exit code -11) while answering DELETE" in d for d in details), details
+
+
+async def test_an_honest_app_starved_of_cpu_is_never_the_submissions_zero(image):
+    """A container given a sliver of a CPU: the reference either passes or the run is a harness fault."""
+    from sandbox_env.sandbox import Limits
+    from sandbox_env.sandbox.docker.client import DockerBackend
+
+    starved = DockerBackend(Limits(cpus=0.05))
+    try:
+        g = await grade(starved, image, "fastapi_path_order", PATH_ORDER, timeout=40)
+    finally:
+        starved.teardown()
+    assert g.score == 1.0 or g.scoring_error, g.reason
+    assert not g.tampered

@@ -38,3 +38,20 @@ async def test_prewarmed_grading_gives_the_same_grades_as_cold_grading(backend, 
         assert empty_app.score == 0.0 and empty_app.scoring_error is None and not empty_app.tampered
     finally:
         await warm.stop()
+
+
+async def test_a_rollout_container_holds_no_grader_program(backend, image):
+    """The policy cannot study the graders during its rollout: they are not in its container."""
+    from sandbox_env.grader_programs import GRADER_DIR, grader_paths
+
+    names = [p.name for p in grader_paths()]
+    assert {"http_driver.py", "app_host.py", "report_channel.py", "pytest_runner.py"} <= set(names)
+    async with backend.sandbox(image) as sb:
+        for folder in ("/opt/websandbox/runtime", GRADER_DIR):
+            for name in names:
+                listed = await sb.exec(["ls", f"{folder}/{name}"])
+                read = await sb.exec(["cat", f"{folder}/{name}"])
+                assert listed.exit_code != 0 and read.exit_code != 0 and read.stdout == "", (folder, name)
+        found = await sb.exec("grep -rl --include=*.py -e 'def open_channel' -e 'class Witness' / 2>/dev/null; true",
+                              timeout=120)  # fmt: skip
+        assert found.stdout.strip() == "", found.stdout

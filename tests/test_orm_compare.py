@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 
 import pytest
@@ -183,6 +184,46 @@ def test_grading_a_large_answer_takes_well_under_a_third_of_a_cpu_second():
     for tagged in (tag(expected), shuffled):
         asyncio.run(FAMILY.grade({"result": tagged}, _task(expected), None))
     assert time.process_time() - t0 < 0.3
+
+
+MALFORMED_PROBES = {
+    "a list tag holding a number": {"list": 5},
+    "a tuple tag holding an object": {"list": [{"tuple": {"a": 1}}]},
+    "a bare JSON array as a row": {"list": [[1, 2]]},
+    "a bare JSON array as a value": {"list": [{"tuple": [1, [2]]}]},
+    "a tag with an extra key": {"list": [], "tuple": []},
+    "an unknown tag": {"set": [1, 2]},
+    "an other tag without text": {"other": 5, "repr": None},
+    "a missing tag that is not true": {"missing": "yes"},
+    "an unreadable tag without text": {"unreadable": 7},
+    "infinity": {"list": [{"tuple": [float("inf")]}]},
+    "not a number": {"list": [{"tuple": [float("nan")]}]},
+    "a python tuple": {"list": [{"tuple": (1, 2)}]},
+    "nesting far too deep": {"list": [functools.reduce(lambda inner, _: {"list": [inner]}, range(200), 1)]},
+    "too many values": {"list": [{"tuple": [1] * 10}] * 20_000},
+    "a top-level number": 5,
+    "a top-level string": "rows",
+    "a top-level None": None,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED_PROBES))
+def test_a_malformed_probe_is_the_submissions_zero_as_tampering_never_a_harness_fault(name):
+    tagged = MALFORMED_PROBES[name]
+    grade = asyncio.run(FAMILY.grade({"result": tagged}, _task(EXPECTED), None))
+    assert grade.score == 0.0 and grade.scoring_error is None
+    if isinstance(tagged, dict):  # a bare scalar is valid grammar: simply not a list of tuples
+        assert grade.tampered and grade.metrics["tampered"] == 1.0, grade.reason
+        assert "malformed" in grade.reason
+    else:
+        assert not grade.tampered and "not a list of tuples" in grade.reason
+
+
+def test_an_honest_probe_of_a_non_plain_value_is_wrong_but_not_tampering():
+    tagged = {"list": [{"tuple": [{"other": "decimal.Decimal", "repr": "Decimal('27.00')"}]}]}
+    grade = asyncio.run(FAMILY.grade({"result": tagged}, _task(EXPECTED), None))
+    assert grade.score == 0.0 and not grade.tampered and grade.scoring_error is None
+    assert "Decimal" in grade.reason
 
 
 def test_the_grade_keeps_expected_and_received_rows_with_the_first_differing_cell():

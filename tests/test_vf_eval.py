@@ -15,9 +15,11 @@ import pytest
 from verifiers.utils.path_utils import is_valid_eval_results_path
 from verifiers.utils.save_utils import load_outputs
 
-from sandbox_env.cli import family_table, run_eval, start_policy_server
+from sandbox_env.cli import run_eval, start_policy_server
 from sandbox_env.dataset import load_rows
-from sandbox_env.sandbox.docker import leaked_containers
+from sandbox_env.eval_report import family_table
+from sandbox_env.sandbox.docker import run_containers
+from sandbox_env.sandbox.runs import new_run_id
 
 pytestmark = pytest.mark.docker
 
@@ -27,9 +29,11 @@ def _families() -> set[str]:
 
 
 def _run(policy: str, image: str) -> Path:
-    code, run = run_eval(policy=policy, concurrency=4, env_args={"image": image})
+    run_id = new_run_id()
+    code, run = run_eval(policy=policy, concurrency=4, env_args={"image": image}, run_id=run_id)
     assert code == 0 and run is not None, f"vf-eval exited with {code}"
     assert is_valid_eval_results_path(run)
+    assert run_containers(run_id) == []  # the vf-eval worker has exited: nothing of its run remains
     return run
 
 
@@ -42,10 +46,9 @@ def test_reference_policy_scores_one_on_every_task_and_leaves_no_container(image
     assert set(by_task) == expected
     wrong = {t: (o["reward"], (o.get("grade") or {}).get("reason")) for t, o in by_task.items() if o["reward"] != 1.0}
     assert wrong == {}
-    table = {r["family"]: r for r in family_table(run / "results.jsonl")}
-    assert set(table) == _families()
-    assert all(r["scoring_error"] == 0 and r["tampered"] == 0 for r in table.values())
-    assert leaked_containers() == []  # the vf-eval worker has exited: nothing of it remains
+    table = {r["family"]: r for r in family_table(run)}
+    assert set(table) == _families() | {"all"}
+    assert all(r["scoring_errors"] == 0 and r["tampered"] == 0 and r["errored"] == 0 for r in table.values())
 
 
 def test_null_policy_scores_zero_everywhere(image):
@@ -53,7 +56,6 @@ def test_null_policy_scores_zero_everywhere(image):
     outputs = load_outputs(run)
     assert len(outputs) == len([r for r in load_rows() if r["info"]["family"] != "smoke"])
     assert {o["reward"] for o in outputs} == {0.0}
-    assert leaked_containers() == []  # the vf-eval worker has exited: nothing of it remains
 
 
 def test_policy_server_answers_bad_requests_with_status_and_error_body(tmp_path):
@@ -67,7 +69,9 @@ def test_policy_server_answers_bad_requests_with_status_and_error_body(tmp_path)
         assert r.status_code == 400 and "model" in r.json()["error"]["message"]
         r = httpx.post(f"{url}/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "x"}],
                                                          "stream": True})  # fmt: skip
-        assert r.status_code == 400 and "streaming" in r.json()["error"]["message"]
+        events = [line.removeprefix("data: ") for line in r.text.splitlines() if line.startswith("data: ")]
+        assert r.headers["content-type"].startswith("text/event-stream") and events[-1] == "[DONE]"
+        assert json.loads(events[0])["choices"][0]["delta"]["role"] == "assistant"
         assert httpx.get(f"{url}/nope").status_code == 404
         assert httpx.get(f"{url}/chat/completions").status_code == 405
         prompt = next(r["question"] for r in load_rows() if r["info"]["task_id"] == "smoke_sum")
@@ -129,7 +133,7 @@ def test_sigterm_to_vf_eval_mid_run_leaves_no_container(image, tmp_path):
     proc = subprocess.Popen(cmd, env={**os.environ, POLICY_KEY_VAR: "x"},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        deadline, pids = time.monotonic() + 120, {proc.pid}
+        deadline, pids = time.monotonic() + 300, {proc.pid}  # a loaded machine starts vf-eval slowly
         while time.monotonic() < deadline and len(containers_of(pids)) < 4:
             pids |= _process_tree(proc.pid)
             time.sleep(0.3)

@@ -2,7 +2,7 @@
 
 The fixture run (tests/fixtures/view_run/) is a real `websandbox eval --script` run of five
 tasks (one orm pass, two orm row mismatches, a fastapi partial score, a failing django
-suite) with the task data trimmed from `info`, plus three rows written to the same shape:
+suite) with the task data trimmed from `info`, plus three rows written to the shape vf-eval 0.3.1 saves:
 a fastapi harness fault, a django rollout that plants a conftest.py (tampered, with markup
 in its transcript), an orm rollout saved without a grade whose model call failed, and one
 line cut short by a crash.
@@ -29,7 +29,7 @@ from sandbox_env.viewer.classic import message
 from sandbox_env.viewer.record import Run
 from sandbox_env.viewer.runs import newest_run
 from sandbox_env.viewer.serve import make_server
-from sandbox_env.viewer.summary import family_table
+from sandbox_env.viewer.summary import errored_cell, family_table
 
 FIXTURE = Path(__file__).parent / "fixtures" / "view_run"
 
@@ -76,7 +76,8 @@ def test_a_rollout_carries_family_task_reward_flags_grade_and_transcript():
 def test_a_row_saved_without_a_grade_keeps_its_transcript_error_and_metric_flags():
     row = _by_task(load_run(FIXTURE))["orm_agg_03"]
     assert row["grade"] is None
-    assert row["error"] == "ModelError: the provider answered 502 Bad Gateway"
+    assert row["error"] == "ModelError() -> InternalServerError('Error code: 502 - the provider answered 502 Bad Gateway')"
+    assert row["error_kind"] == "ModelError -> InternalServerError"
     assert row["completion"][0]["tool_calls"] == [
         {"id": "call_bb02", "name": "execute_code", "arguments": {"code": "Sale.objects.aggregate(Sum('quantity'))"}}
     ]
@@ -120,9 +121,30 @@ def test_family_table_counts_rollouts_rewards_and_every_kind_of_failure():
     assert set(table) == {"all", "django", "fastapi", "orm"}
     orm = table["orm"]
     assert (orm["rollouts"], orm["perfect"], orm["mean_reward"], orm["errored"]) == (4, 1, 0.25, 1)
+    assert orm["mean_finished"] == 1 / 3 and orm["error_kinds"] == {"ModelError -> InternalServerError": 1}
+    assert table["django"]["mean_finished"] == table["django"]["mean_reward"] and table["django"]["errored"] == 0
     assert (table["fastapi"]["scoring_errors"], table["fastapi"]["mean_reward"]) == (1, 0.375)
     assert table["django"]["tampered"] == 1
     assert table["all"]["rollouts"] == 8 and table["all"]["scoring_errors"] == 1
+
+
+def test_errors_are_counted_by_kind_commonest_first_and_none_finished_has_no_mean():
+    def rollout(error):
+        return {"family": "orm", "reward": 0.0, "scoring_error": None, "tampered": False, "error": error,
+                "error_kind": error and error.split(":")[0]}  # fmt: skip
+
+    rows = family_table([rollout("SandboxError: gone"), rollout("ModelError: 500"), rollout("ModelError: 500")])
+    assert rows[0]["error_kinds"] == {"ModelError": 2, "SandboxError": 1} and rows[0]["mean_finished"] is None
+    assert errored_cell(rows[0]) == "3 (ModelError 2, SandboxError 1)"
+    assert errored_cell(family_table([rollout(None)])[0]) == "0"
+
+
+def test_an_error_saved_as_text_is_kinded_by_its_leading_class_name(tmp_path):
+    rows = [{"example_id": 0, "reward": 0.0, "error": "SandboxError: the sandbox never became ready"},
+            {"example_id": 1, "reward": 0.0, "error": "the provider hung up"}]  # fmt: skip
+    (tmp_path / "results.jsonl").write_text("\n".join(map(json.dumps, rows)) + "\n")
+    first, second = load_run(tmp_path).rollouts
+    assert (first["error_kind"], second["error_kind"]) == ("SandboxError", "error")
 
 
 def test_the_report_embeds_the_run_so_transcript_text_cannot_close_its_block():

@@ -3,15 +3,26 @@
 Each family module exports FAMILY (see base.Family): prompt, setup, collect, grade.
 Verification of tasks (references, controls, mutants) lives in sandbox_env/verify/,
 which imports families and is never imported by them.
+
+`grade_final` applies the blame rule (sandbox_env/blame.py) at the one production entry:
+a harness fault (an exception, or a grade with `scoring_error`) is retried once, in fresh
+sandboxes, before it is reported; a grading sandbox that the code under test ended from
+inside (`SandboxEndedFromInside`: out of memory, every process killed, its process limit
+hit, junk on the agent's stream) is the submission's 0.0, never a scoring error.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import Any
 
-from sandbox_env.families.base import Family, Grade, TaskRow
+from sandbox_env.families.base import METRIC_NAMES, Family, Grade, TaskRow
 from sandbox_env.grading import Grader
+from sandbox_env.sandbox import SandboxEndedFromInside
+
+logger = logging.getLogger("websandbox")
+GRADING_ATTEMPTS = 2  # a harness fault is retried once in fresh sandboxes before it is reported
 
 __all__ = ["FAMILY_NAMES", "Family", "Grade", "TaskRow", "get_family", "grade_final"]
 
@@ -24,9 +35,28 @@ def get_family(name: str) -> Family:
     return importlib.import_module(f"sandbox_env.families.{name}").FAMILY
 
 
+def ended_from_inside(evidence: str) -> Grade:
+    """The submission's 0.0 for a grading sandbox that its own code ended."""
+    metrics = {name: 0.0 for name in METRIC_NAMES}
+    return Grade(0.0, f"the code under test ended its grading sandbox: {evidence}",
+                 [{"name": "grading run", "passed": False, "detail": evidence}], metrics)  # fmt: skip
+
+
 async def grade_final(task: TaskRow, final: dict[str, Any], grader: Grader) -> Grade:
     """Grade a rollout's final state with its family; a harness failure is a grade, not a crash."""
-    try:
-        return await get_family(task.family).grade(final, task, grader)
-    except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
-        return Grade.harness_fault(f"{type(exc).__name__}: {exc}")
+    family = get_family(task.family)
+    faults: list[str] = []
+    for _ in range(GRADING_ATTEMPTS):
+        try:
+            grade = await family.grade(final, task, grader)
+        except SandboxEndedFromInside as exc:
+            return ended_from_inside(exc.evidence)
+        except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
+            grade = Grade.harness_fault(f"{type(exc).__name__}: {exc}")
+        if not grade.scoring_error:
+            return grade
+        faults.append(grade.scoring_error)
+        logger.warning("grading %s: harness fault (%s); %s", task.task_id, grade.scoring_error,
+                       "retrying in a fresh sandbox" if len(faults) < GRADING_ATTEMPTS else "giving up")  # fmt: skip
+    grade.scoring_error = f"{grade.scoring_error} (the same in {len(faults)} attempts, each in a fresh sandbox)"
+    return grade

@@ -1,28 +1,51 @@
 """Django code in a given project tree, decided by a frozen pytest acceptance suite.
 
 A task folder (sandbox_env/tasks/django/<id>/) holds task.toml, tree/ (the project the
-model sees, deliverables present as stubs), tests/ (the frozen acceptance tests, also
-shown to the model so that it can run them), reference/ (the deliverables solved),
-and optionally junk/ (plausible but wrong deliverables) and naive/ (budget tasks:
-correct results, too many queries).
+model sees, deliverables present as stubs), tests/ (the visible acceptance tests, shown
+to the model so that it can run them), hidden/ (held-out acceptance tests of the same
+spec with other data, at least as many; host-only), reference/ (the deliverables
+solved), and optionally junk/ (plausible but wrong deliverables) and naive/ (budget
+tasks: correct results, too many queries; `budget_tests` and `hidden_budget_tests` in
+task.toml name the tests that count queries).
 
 Grading takes only the deliverable files out of the rollout. A fresh container gets the
-pristine tree plus those files; the frozen tests travel on the runner's stdin together
-with canary tests made up here at grading time, and are written just before pytest
-starts. The host knows how every canary must end; a run whose canaries end otherwise
-was tampered with from inside the pytest process and scores 0.0.
+pristine tree plus those files; the suite (visible and hidden tests, each module emitted
+twice with look-alike canaries, see django_suite.py) travels on the runner's stdin and
+is written just before pytest starts. The score counts visible and hidden tests alike:
+1.0 only when every one passes.
 
-Canaries: a module with a random name (must-pass tests, must-fail tests, and must-fail
-query budgets through django_assert_num_queries, django_assert_max_num_queries and
-TestCase.assertNumQueries), plus must-fail tests appended to every frozen file (and budget
-canaries to the files holding budget tests), so that sparing one known file betrays
-itself too. What they catch: patched pytest reporting, disabled query counting, sparing
-whole files. What no in-process scheme stops: code written against this grader that picks
-the real tests out by name or source, or reads the report nonce from the runner's memory.
+Threat model. The policy has read this repository (the grader programs, this module, the
+canary maker), controls every byte of its deliverables and everything in its rollout
+container, and may target this grader specifically. What it cannot see: the hidden tests,
+which canary is which, what each canary must do. The deliverable runs inside the pytest
+process, where nothing is secret and any object can be changed, so the verdict rests on
+evidence that a change cannot avoid leaving:
+- hidden tests: a patch keyed on what the policy knows (the visible tests, by name, file
+  or source) leaves the hidden tests to be passed honestly;
+- canaries that look like the tests (same names, same kind of module paths, a clone with
+  one expected value changed, budget clones running 3+ queries on the app's own tables
+  under a budget of one): a patch keyed on anything observable hits them as often as
+  real tests; a passing canary is evidence only where its original passed (a wrong but
+  honest submission can satisfy a changed value by chance);
+- the runner's guard (runtime/integrity.py): identities and code of everything the
+  verdict depends on, noted before the deliverable is imported; hook and fixture
+  allowlists; the collected test functions; the test files; a witness that compares each
+  query count with the statements SQLite really ran;
+- evidence that leaves the process as it happens: every test's outcome and every guard
+  finding is streamed as a frame; a final report that disagrees with the streamed
+  outcomes, or lacks the guard's section, was forged (django_evidence.py).
+Any of these makes the grade 0.0 and `tampered`. What stays open, on purpose recorded:
+code written against the guard that finds its state with gc and edits it, or patches and
+restores between two checks; a forger that exits before any test ran and guesses which
+of each hidden pair is the canary (it must then also pass every hidden test honestly);
+tests with no editable assertion have no twin (a few visible ones).
 
 Blame: a runner that fails before pytest starts, or pytest failing to start with an error
 that names no deliverable, is a harness fault (scoring_error). A process that dies or hangs
-after the "started" frame, or Django failing to load a deliverable, is the submission's 0.0.
+after the "started" frame, Django failing to load a deliverable, or a test module that does
+not collect (the host compiles every module it makes first) is the submission's 0.0; a hang
+past the time limit only when the host's measurement shows that the grading sandbox had its
+CPU (the Grader raises StarvedRun otherwise; sandbox_env/blame.py).
 """
 
 from __future__ import annotations
@@ -31,16 +54,18 @@ import ast
 import random
 import re
 import secrets
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox_env.families import django_evidence as evidence
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow, collect_files, read_task_toml
+from sandbox_env.families.django_suite import Suite, make_suite
 from sandbox_env.grading import Grader, ReportError
 from sandbox_env.sandbox import Sandbox
 
 RUNNER = "pytest_runner.py"
 TESTS_DIR = "tests"
+HIDDEN_DIR = "hidden"
 INI = "pytest.ini"
 MAX_DELIVERABLE_BYTES = 512 * 1024
 
@@ -99,7 +124,9 @@ to what you see now, and the acceptance tests in `tests/` are replaced by a froz
 or adding a `conftest.py` changes nothing in your grade.
 
 Run the acceptance tests with `cd /workspace && python -m pytest` (pytest-django; the test database is an \
-in-memory SQLite database built from the models, without migrations). You pass when every test passes.
+in-memory SQLite database built from the models, without migrations). They are not the whole grade: more \
+tests than the visible ones decide (hidden tests of the same specification, with other data), and you pass \
+only when every one of them passes. Write to the specification, not to the visible tests.
 """
 
 
@@ -107,6 +134,7 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
     meta = read_task_toml(folder)
     tree = read_folder(folder / "tree")
     tests = {f"{TESTS_DIR}/{p}": t for p, t in read_folder(folder / "tests").items()}
+    hidden = {f"{HIDDEN_DIR}/{p}": t for p, t in read_folder(folder / HIDDEN_DIR).items()}
     deliverables = list(meta["deliverables"])
     if INI not in tree:
         raise ValueError(f"{folder}: tree/ has no {INI}")
@@ -120,10 +148,15 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
     if not tests or any(not Path(p).name.startswith("test_") for p in tests):
         raise ValueError(f"{folder}: tests/ must hold test_*.py files only")
     ids = [i for path, text in tests.items() for i in collect_test_ids(path, text)]
+    hidden_ids = [i for path, text in hidden.items() for i in collect_test_ids(path, text)]
+    if not hidden or any(not Path(p).name.startswith("test_") for p in hidden) or len(hidden_ids) < len(ids):
+        raise ValueError(f"{folder}: {HIDDEN_DIR}/ must hold test_*.py files with at least as many tests as tests/")
+    ids += hidden_ids
     budget = [f"{TESTS_DIR}/{b}" for b in meta.get("budget_tests", [])]
+    budget += [f"{HIDDEN_DIR}/{b}" for b in meta.get("hidden_budget_tests", [])]
     for b in budget:
         if b not in ids:
-            raise ValueError(f"{folder}: budget test {b} is not a test of tests/")
+            raise ValueError(f"{folder}: budget test {b} is not a test of tests/ or {HIDDEN_DIR}/")
     if budget and not (folder / "naive").is_dir():
         raise ValueError(f"{folder}: a task with budget tests needs naive/")
     return TaskRow(
@@ -137,150 +170,26 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
             "modules": [_module_name(d) for d in deliverables],
             "tree": {p: t for p, t in tree.items()},
             "tests": tests,
+            "hidden": hidden,
             "test_ids": ids,
             "budget_tests": budget,
         },
     )  # fmt: skip
 
 
-# -- canaries -----------------------------------------------------------------------------
-
-_WORDS = (
-    "active", "amount", "annotates", "author", "blank", "budget", "chain", "clean", "comment", "count",
-    "created", "default", "detail", "empty", "error", "field", "filter", "form", "groups", "handles",
-    "header", "keeps", "latest", "ledger", "list", "lookup", "missing", "month", "name", "order",
-    "ordering", "page", "price", "query", "range", "redirect", "rejects", "report", "returns", "rows",
-    "slug", "status", "stock", "sum", "title", "total", "unique", "valid", "view", "year", "zero",
-)  # fmt: skip
+# -- canaries ------------------------------------------------------------------------------
 
 
-@dataclass
-class Canaries:
-    """Tests with outcomes only the host knows, and where they were put."""
-
-    module: str
-    files: dict[str, str]
-    expect: dict[str, str] = field(default_factory=dict)  # nodeid -> "pass" | "fail"
-
-
-class _Names:
-    def __init__(self, rng: random.Random, taken: set[str]) -> None:
-        self.rng = rng
-        self.taken = set(taken)
-
-    def _fresh(self, make) -> str:
-        while True:
-            name = make()
-            if name not in self.taken:
-                self.taken.add(name)
-                return name
-
-    def func(self) -> str:
-        return self._fresh(lambda: "test_" + "_".join(self.rng.sample(_WORDS, 3)))
-
-    def cls(self) -> str:
-        return self._fresh(lambda: "Test" + "".join(w.capitalize() for w in self.rng.sample(_WORDS, 2)))
-
-    def module(self) -> str:
-        return self._fresh(lambda: f"{TESTS_DIR}/test_" + "_".join(self.rng.sample(_WORDS, 2)) + ".py")
-
-
-def _canary_module(n: _Names, rng: random.Random, path: str) -> tuple[str, dict[str, str]]:
-    a, b, c, d = (rng.randint(11, 97) for _ in range(4))
-    expect: dict[str, str] = {}
-    blocks: list[str] = []
-
-    def fn(want: str, body: str, decorator: str = "", args: str = "") -> None:
-        name = n.func()
-        expect[f"{path}::{name}"] = want
-        blocks.append(f"{decorator}def {name}({args}):\n{body}")
-
-    fn("pass", f"    assert {a} * {b} == {a * b}\n")
-    fn("fail", f"    assert {a} * {b} == {a * b + rng.randint(1, 9)}\n")
-    fn("fail", "    with django_assert_num_queries(1):\n        _queries(2)\n",
-       "@pytest.mark.django_db\n", "django_assert_num_queries")  # fmt: skip
-    fn("fail", "    with django_assert_max_num_queries(1):\n        _queries(2)\n",
-       "@pytest.mark.django_db\n", "django_assert_max_num_queries")  # fmt: skip
-    simple, db = n.cls(), n.cls()
-    ok_m, bad_m, budget_m = n.func(), n.func(), n.func()
-    expect[f"{path}::{simple}::{ok_m}"] = "pass"
-    expect[f"{path}::{simple}::{bad_m}"] = "fail"
-    expect[f"{path}::{db}::{budget_m}"] = "fail"
-    blocks.append(
-        f"class {simple}(SimpleTestCase):\n"
-        f"    def {ok_m}(self):\n        self.assertEqual({c} + {d}, {c + d})\n\n"
-        f"    def {bad_m}(self):\n        self.assertEqual({c} + {d}, {c + d - rng.randint(1, 9)})\n"
-    )
-    blocks.append(
-        f"class {db}(TestCase):\n"
-        f"    def {budget_m}(self):\n        with self.assertNumQueries(1):\n            _queries(2)\n"
-    )
-    rng.shuffle(blocks)
-    head = (
-        "import pytest\nfrom django.db import connection\nfrom django.test import SimpleTestCase, TestCase\n\n\n"
-        "def _queries(count):\n    with connection.cursor() as cursor:\n"
-        "        for number in range(count):\n            cursor.execute(\"SELECT %s\", [number])\n"
-    )
-    return head + "".join(f"\n\n{b}" for b in blocks), expect
-
-
-def _appended_canaries(n: _Names, rng: random.Random, path: str, budget: bool) -> tuple[str, dict[str, str]]:
-    """Must-fail canaries put into a frozen file, so that sparing a whole file betrays itself."""
-    a, b = rng.randint(20, 99), rng.randint(2, 19)
-    name = n.func()
-    expect = {f"{path}::{name}": "fail"}
-    text = f"\n\ndef {name}():\n    assert {a} - {b} == {a - b + rng.randint(1, 9)}\n"
-    if budget:
-        fixture_test, cls, method = n.func(), n.cls(), n.func()
-        expect[f"{path}::{fixture_test}"] = "fail"
-        expect[f"{path}::{cls}::{method}"] = "fail"
-        text += (
-            f'\n\n@__import__("pytest").mark.django_db\n'
-            f"def {fixture_test}(django_assert_max_num_queries):\n"
-            "    from django.db import connection\n\n"
-            "    with django_assert_max_num_queries(1), connection.cursor() as cursor:\n"
-            '        cursor.execute("SELECT 1")\n'
-            '        cursor.execute("SELECT 2")\n'
-            f'\n\nclass {cls}(__import__("django.test", fromlist=["TestCase"]).TestCase):\n'
-            f"    def {method}(self):\n"
-            "        from django.db import connection\n\n"
-            "        with self.assertNumQueries(1), connection.cursor() as cursor:\n"
-            '            cursor.execute("SELECT 1")\n'
-            '            cursor.execute("SELECT 2")\n'
-        )
-    return text, expect
-
-
-def make_canaries(tests: dict[str, str], budget_files: set[str], rng: random.Random | None = None) -> Canaries:
-    """Canary tests with fresh random names: a canary module, and must-fail tests added to each frozen file."""
+def make_canaries(grading: dict[str, Any], rng: random.Random | None = None) -> Suite:
+    """The suite of one grading run: visible and hidden tests with fresh look-alike canaries (django_suite.py)."""
     rng = rng or random.Random(secrets.randbits(64))
-    taken = {i.split("::")[-1] for p, t in tests.items() for i in collect_test_ids(p, t)} | set(tests)
-    taken |= {i.split("::")[-2] for p, t in tests.items() for i in collect_test_ids(p, t) if i.count("::") == 2}
-    n = _Names(rng, taken)
-    module = n.module()
-    text, expect = _canary_module(n, rng, module)
-    files = {module: text}
-    for path, source in tests.items():
-        extra, more = _appended_canaries(n, rng, path, path in budget_files)
-        files[path] = source.rstrip("\n") + "\n" + extra
-        expect.update(more)
-    return Canaries(module, files, expect)
-
-
-def canary_problems(report: dict[str, Any], canaries: Canaries) -> list[str]:
-    """Canaries that did not end as they must; those of a frozen file that failed to import are exempt."""
-    outcomes = report.get("outcomes") or {}
-    errors = report.get("collection_errors") or {}
-    problems = []
-    for nodeid, want in canaries.expect.items():
-        path = nodeid.split("::")[0]
-        if path != canaries.module and path in errors:
-            continue
-        got = outcomes.get(nodeid)
-        if (got == "passed") if want == "pass" else (got in ("failed", "error")):
-            continue
-        problems.append(f"canary {nodeid} must {want} but {'ended ' + got if got else 'has no outcome'}")
-    return problems
+    suite = make_suite({**grading["tests"], **grading.get("hidden", {})}, set(grading["budget_tests"]), rng)
+    for path, text in suite.files.items():
+        compile(text, path, "exec")  # a module the host made must load: a failure here is the harness's
+    missing = set(grading["test_ids"]) - set(suite.real)
+    if missing:
+        raise ValueError(f"the suite lost real tests: {sorted(missing)[:3]}")
+    return suite
 
 
 # -- reading a report ---------------------------------------------------------------------
@@ -309,24 +218,26 @@ def _first_line(text: str, limit: int = 300) -> str:
     return pick[:limit]
 
 
+def _failure_of(nodeid: str, failures: dict[str, str]) -> str:
+    return failures.get(nodeid) or next((t for n, t in failures.items() if n.startswith(nodeid + "[")), "")
+
+
 def _blames_submission(text: str, grading: dict[str, Any]) -> bool:
     return any(d in text for d in grading["deliverables"]) or any(m in text for m in grading["modules"])
 
 
-def _test_outcome(test_id: str, outcomes: dict[str, str]) -> str | None:
-    """One outcome for a test, over its parametrized instances if it has any."""
-    found = [o for nid, o in outcomes.items() if nid == test_id or nid.startswith(test_id + "[")]
-    if not found:
-        return None
-    return "passed" if all(o == "passed" for o in found) else next(o for o in found if o != "passed")
-
-
-def judge(report: dict[str, Any], grading: dict[str, Any], canaries: Canaries, timed_out: bool = False) -> Grade:
-    """The grade of one runner report: host-side, with the expected test ids and the canaries."""
+def judge(report: dict[str, Any], grading: dict[str, Any], suite: Suite, timed_out: bool = False,
+          frames: list[dict[str, Any]] | None = None) -> Grade:  # fmt: skip
+    """The grade of one runner report: host-side, with the real test ids, the canaries and the streamed frames."""
     stage = report.get("stage")
     if stage == "harness_error":
         return Grade(0.0, "scoring error: the test runner failed before pytest started",
                      metrics=_metrics(scoring_error=1.0), scoring_error=str(report.get("error", ""))[-800:])  # fmt: skip
+    alarms = evidence.alarm_problems(frames or [])
+    if alarms and (stage != "finished" or report.get("exit_code") not in (0, 1)):
+        grade = Grade.tamper("; ".join(alarms[:3]))
+        grade.metrics = _metrics(tampered=1.0)
+        return grade
     if stage == "started":
         why = "did not finish within the time limit" if timed_out else "ended before pytest finished"
         return Grade(0.0, f"the test process {why} (the code under test exited, crashed or hung)",
@@ -349,24 +260,22 @@ def judge(report: dict[str, Any], grading: dict[str, Any], canaries: Canaries, t
                      [{"name": "pytest run", "passed": False, "detail": text.strip()[-1500:]}],
                      _metrics(module_imported=module_imported))  # fmt: skip
 
-    if canaries.module in collection_errors and not _blames_submission(collection_errors[canaries.module], grading):
-        return _fault(f"the canary module did not collect: {_first_line(collection_errors[canaries.module])}")
-    problems = canary_problems(report, canaries)
+    problems = evidence.problems(report, suite, frames)
     ids: list[str] = grading["test_ids"]
     budget = set(grading["budget_tests"])
-    results = {i: _test_outcome(i, outcomes) for i in ids}
+    results = {i: evidence.outcome_of(suite.real[i], outcomes) for i in ids}
     passed = {i for i, o in results.items() if o == "passed"}
     collected = set(report.get("collected") or [])
-    suite_usable = float(any(i in collected or any(c.startswith(i + "[") for c in collected) for i in ids))
+    suite_usable = float(any(suite.real[i] in collected or any(c.startswith(suite.real[i] + "[") for c in collected)
+                             for i in ids))  # fmt: skip
     correctness = [i for i in ids if i not in budget]
     naive = bool(budget) and all(i in passed for i in correctness) and not budget <= passed
     frac = len(passed) / len(ids) if ids else 0.0
-    failures = report.get("failures") or {}
+    failures = {i: _failure_of(suite.real[i], report.get("failures") or {}) for i in ids}
     checks = [{"name": i, "passed": i in passed,
-               "detail": "" if i in passed else f"{results[i] or 'not run'}: {_first_line(failures.get(i, ''))}"}
+               "detail": "" if i in passed else f"{results[i] or 'not run'}: {_first_line(failures[i])}"}
               for i in ids]  # fmt: skip
-    checks += [{"name": f"collect {p}", "passed": False, "detail": _first_line(t)} for p, t in collection_errors.items()
-               if p != canaries.module]  # fmt: skip
+    checks += [{"name": f"collect {p}", "passed": False, "detail": _first_line(t)} for p, t in collection_errors.items()]
     metrics = _metrics(module_imported=module_imported, suite_usable=suite_usable, tests_passed=frac,
                        checks_passed=frac, correct_but_naive=float(naive))  # fmt: skip
     if problems:
@@ -377,13 +286,13 @@ def judge(report: dict[str, Any], grading: dict[str, Any], canaries: Canaries, t
         return grade
     if len(passed) == len(ids) and ids:
         return Grade(1.0, f"all {len(ids)} acceptance tests pass", checks, metrics)
-    frozen_errors = [p for p in collection_errors if p != canaries.module]
+    frozen_errors = list(collection_errors)
     if frozen_errors:
         p = frozen_errors[0]
         reason = f"{p} could not be collected: {_first_line(collection_errors[p])}"
     elif naive:
         b = next(i for i in grading["budget_tests"] if i not in passed)
-        reason = f"correct results but over the query budget: {b}: {_first_line(failures.get(b, ''))}"
+        reason = f"correct results but over the query budget: {b}: {_first_line(failures[b])}"
     else:
         first = next(i for i in ids if i not in passed)
         reason = f"{len(passed)} of {len(ids)} tests pass; first failure {first}: {checks[ids.index(first)]['detail']}"
@@ -425,12 +334,14 @@ class DjangoFamily:
             if len(text.encode()) > MAX_DELIVERABLE_BYTES:
                 return Grade(0.0, f"{path} is larger than {MAX_DELIVERABLE_BYTES} bytes", metrics=_metrics()), None
             files[path] = text
-        budget_files = {b.split("::")[0] for b in g["budget_tests"]}
-        canaries = make_canaries(g["tests"], budget_files)
+        try:
+            suite = make_canaries(g)
+        except (SyntaxError, ValueError) as exc:
+            return _fault(f"the test suite could not be made: {exc}"), None
         request = {
             "settings": g["settings"],
-            "files": canaries.files,
-            "tests": sorted(canaries.files),
+            "files": suite.files,
+            "tests": sorted(suite.files),
             "modules": g["modules"],
             "ini": INI,
         }
@@ -438,7 +349,7 @@ class DjangoFamily:
             result, report = await grader.run_program(RUNNER, request, files)
         except ReportError as exc:
             return _fault(str(exc)), None
-        grade = judge(report, g, canaries, timed_out=result.timed_out)
+        grade = judge(report, g, suite, timed_out=result.timed_out, frames=evidence.read_frames(result.stdout))
         if missing and grade.score == 0.0 and grade.scoring_error is None:
             grade.reason = f"{', '.join(missing)} missing from /workspace; {grade.reason}"
         return grade, report

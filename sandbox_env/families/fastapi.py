@@ -10,22 +10,35 @@ Task source: sandbox_env/tasks/fastapi/<id>/
   reference.py  the reference app; it must score 1.0.
 
 Grading. The host turns every check into one session of requests; every session runs
-against a freshly imported app.py with its own TestClient. Canary requests made up on
-the host at grading time (random unknown paths, GET /openapi.json with a random extra
-query parameter) are slipped into random sessions at random places, and the sessions are
-sent in a random order, so neither position nor path tells them apart. The driver
+against a freshly imported app.py in its own process. Canary requests made up on the
+host at grading time (random unknown paths, GET /openapi.json with a random extra query
+parameter) are slipped into random sessions at random places, and the sessions are sent
+in a random order, so neither position nor path tells them apart. The driver
 (runtime/http_driver.py) reports raw responses; the host evaluates expectations (which
 never enter a container) and judges canaries (fastapi_checks.judge_canaries). Reward =
-the fraction of checks passing. Canaries that come out wrong, an app that replaced the
-test client's or httpx's request methods, or a response that the driver's witness (an ASGI
-layer around the app) did not see the app send, give 0.0 with tampered = True.
+the fraction of checks passing.
+
+Where the answers are recorded. The app is served by uvicorn on a unix socket in a
+process of its own (runtime/app_host.py forks one per session); the driver, another
+process that imports nothing of the submission, sends the requests with its own httpx
+client and records what comes back. The driver and the app host are undumpable, so the
+app cannot read their memory (the nonce) or write into their descriptors (the report):
+patching the driver's functions or its client from app.py is impossible, not merely
+detected. A witness (an ASGI layer around the app, in the app's process) is kept as a
+cross-check: a response whose status the witness did not see the app send, or junk on
+the witness's pipe, is tampering (0.0, tampered = True), as are canaries that come out
+wrong.
 
 Who is at fault when no final report comes back. The driver writes framed progress notes
 ("started", "importing", "serving") on the private report channel. If the last one is
-"importing" or "serving", the app was running in the process when it ended (os._exit,
-sys.exit in a thread, a signal, closing the report fd) or hung past the limit: the
-submission's failure, score 0.0, no scoring_error. If there is no frame at all, or the
-last one is "started", the driver itself failed before reaching the app: a scoring_error.
+"importing" or "serving", only the app's processes could have ended or stopped the
+driver (a signal) or outlasted the limit: the submission's failure, score 0.0, no
+scoring_error. If there is no frame at all, or the last one is "started", the driver
+itself failed before reaching the app: a scoring_error.
+
+Limits count the app's own time (CPU, or wall time minus time spent waiting for a CPU),
+not the wall clock; when only the run's wall-clock deadline is hit and the app was not
+active for half of it, the container was starved: a scoring_error (http_driver.py).
 """
 
 from __future__ import annotations
@@ -58,8 +71,9 @@ Deliverable: write the application to /workspace/app.py. The module must expose 
 application as a module-level variable named `app`; it is imported as a module, not run
 as a script (no uvicorn.run needed).
 
-How it is checked: HTTP requests are sent to `app` through fastapi.testclient.TestClient,
-used as a context manager (lifespan startup and shutdown run), and some checks read the
+How it is checked: `app` is served by uvicorn in its own process (lifespan startup and
+shutdown run) and real HTTP requests are sent to it, as a TestClient sends them (host
+testserver, cookies kept within a group of requests), and some checks read the
 generated OpenAPI document at GET /openapi.json, so declare parameters, bodies and
 responses the way FastAPI documents them. Each group of requests starts from a freshly
 imported app.py, so data kept in memory starts empty for each group. Every request must
@@ -124,7 +138,7 @@ class FastAPIFamily:
         request = {
             "sessions": [[request_of(t) for t in session] for session in layout],
             "request_timeout": task.grading.get("request_timeout", REQUEST_TIMEOUT),
-            "deadline": max(3.0, timeout - max(5.0, 0.15 * timeout)),
+            "deadline": max(3.0, timeout - max(10.0, 0.25 * timeout)),  # room to report when starved
         }
         try:
             result, report = await grader.run_program("http_driver.py", request, files, timeout=timeout)
@@ -140,6 +154,10 @@ class FastAPIFamily:
             return Grade.harness_fault(f"the HTTP driver stopped at stage {stage!r} ({how})")
         if report.get("stalled"):
             st = report["stalled"]
+            if st.get("blame") == "harness":
+                return Grade.harness_fault(f"the run passed its {st.get('limit'):g} s deadline at {st.get('what')} "
+                                           f"while the app had been active for only {st.get('active', 0):g} s: "
+                                           "the container was starved of CPU")  # fmt: skip
             return _failed(checks, f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
                            imported=bool(report.get("imported")))  # fmt: skip
         if not report.get("imported"):
@@ -190,6 +208,7 @@ def _score(checks: list[dict[str, Any]], canaries: list[dict[str, Any]], layout:
     labelled = [(describe_request(checks[ci]["steps"][si]["request"]), r) for (ci, si), r in step_resp.items()]
     labelled += [(describe_request(c["request"]), r) for c, r in zip(canaries, canary_resp, strict=True)]
     problems = [f"the app replaced {name}" for name in report.get("integrity") or []]
+    problems += [str(p) for p in report.get("cross_check") or []]
     problems += witness_problems(labelled)
     problems += judge_canaries(canaries, canary_resp, openapi_url, check_openapi)
     if problems:

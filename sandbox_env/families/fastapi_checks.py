@@ -399,7 +399,7 @@ def _sse_diff(expected: list[dict[str, Any]], text: str) -> str | None:
 def expectation_problems(expect: dict[str, Any], resp: dict[str, Any]) -> list[str]:
     """Every expectation of one step that the response does not meet (empty: all hold)."""
     if "error" in resp:
-        return [f"the request raised in the test client: {resp['error'].strip().splitlines()[-1][:300]}"]
+        return [f"the request failed: {resp['error'].strip().splitlines()[-1][:300]}"]
     problems: list[str] = []
     status = resp.get("status")
     if "status" in expect and status != expect["status"]:

@@ -168,6 +168,7 @@ class OrmFamily:
         if (evidence := row_evidence(final["result"], task.grading["expected"])) is not None:
             outcome.checks[-1]["rows"] = evidence  # rows_in_order: what the viewer shows side by side
         return Grade(score=1.0 if outcome.passed else 0.0, reason=outcome.reason, checks=outcome.checks,
-                     metrics={"checks_passed": passed / len(outcome.checks)})  # fmt: skip
+                     metrics={"checks_passed": passed / len(outcome.checks), "tampered": float(outcome.malformed)},
+                     tampered=outcome.malformed)  # fmt: skip
 
 FAMILY = OrmFamily()

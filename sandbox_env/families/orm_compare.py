@@ -2,7 +2,9 @@
 
 The answer arrives in the session probe's tagged encoding (docs/architecture.md):
 a list is {"list": [...]}, a tuple {"tuple": [...]}, anything that is not a plain
-value {"other": type, "repr": ...}, a missing name {"missing": true}.
+value {"other": type, "repr": ...}, a missing name {"missing": true}. The encoder runs
+in the model's session, so the whole tagged value is validated first (orm_probe.py): a
+malformed one is the submission's 0.0, marked as tampering, never a harness fault.
 
 The contract, and how each part is decided:
 - `result` is a list (not a tuple, not a QuerySet) of tuples (not lists, not named
@@ -25,6 +27,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandbox_env.families.orm_probe import probe_problem
+
 REL_TOL = 1e-6
 ABS_TOL = 1e-9
 _PLAIN = (type(None), bool, int, float, str)
@@ -39,6 +43,7 @@ class Comparison:
     passed: bool
     reason: str
     checks: list[dict[str, Any]] = field(default_factory=list)
+    malformed: bool = False  # the probe's value broke its grammar: the session was altered
 
 
 def _describe(tagged: Any) -> str:
@@ -56,8 +61,14 @@ def _describe(tagged: Any) -> str:
     return f"a {type(tagged).__name__} ({tagged!r:.80})"
 
 
+MALFORMED = "`result` came back from the session malformed (the probe's encoding was altered)"
+
+
 def decode_result(tagged: Any) -> tuple[list[tuple] | None, str]:
     """Rows from the probe's tagged value, or None and why it is not a list of tuples of plain values."""
+    problem = probe_problem(tagged)
+    if problem is not None:
+        return None, f"{MALFORMED}: {problem}"
     if isinstance(tagged, dict) and tagged.get("missing"):
         return None, "`result` is not defined in the Python session"
     if isinstance(tagged, dict) and "unreadable" in tagged:
@@ -125,7 +136,8 @@ def compare(tagged: Any, expected: list[list | tuple]) -> Comparison:
     if rows is None:
         skipped = "not compared: " + why
         return Comparison(False, why, [shape, {"name": "row_count", "passed": False, "detail": skipped},
-                                       {"name": "rows_in_order", "passed": False, "detail": skipped}])  # fmt: skip
+                                       {"name": "rows_in_order", "passed": False, "detail": skipped}],
+                          malformed=why.startswith(MALFORMED))  # fmt: skip
     count_ok = len(rows) == len(expected)
     count = {"name": "row_count", "passed": count_ok, "detail": f"expected {len(expected)} rows, got {len(rows)}"}
     first_bad = ""

@@ -1,81 +1,154 @@
-"""HTTP driver of the fastapi family: sends the host's requests to /workspace/app.py, reports raw responses.
+"""HTTP driver of the fastapi family: serves app.py in processes of its own and records their answers.
 
-The request on stdin (read by open_channel before the app is imported) holds
-`sessions`: lists of requests. Each session gets a freshly imported app.py and its own
-`TestClient` used as a context manager (so lifespan runs), with server exceptions turned
-into 500 responses and redirects not followed. The driver knows nothing of what the
-answers should be: expectations stay on the host.
+The driver never imports the submission. It starts the app host (app_host.py, a fork
+server) before its request arrives; for every session of requests the host forks a
+child that imports /workspace/app.py afresh and serves it with uvicorn on a unix
+socket, lifespan on. The driver sends the session's requests over that socket with its
+own httpx client (Host `testserver`, user-agent `testclient`, cookies kept for the
+session, redirects not followed, as the TestClient did) and records what came back.
+Replacing the driver's functions, its client or its report from app.py is therefore
+impossible rather than detected: the app runs in another process, and this one and
+the host are undumpable (process_guard.py), so the app cannot read their memory (the
+nonce), open their descriptors (the report pipe) or trace them. It can still signal
+them: a driver that is killed or stopped leaves the last progress note as evidence
+("importing", "serving"), and the host blames the submission.
 
-Progress frames. Before importing the app and once it is imported, the driver writes a
-framed note ({"stage": ...}) on the private report fd, so that a host which finds no
-final report can still tell "the app ended the process" (the submission's fault) from
-"the driver never got as far as the app" (a harness fault). The final report carries
-"stage": "done".
+The app's process carries a witness (app_host.Witness) whose events (a call, the status
+sent, the end of the call) are compared with what the driver received: a response the
+witness did not see the app send, or junk on the events pipe, is reported under
+`cross_check` and the host calls it tampering. After each response the driver also waits
+for the witness to see the call end, so background tasks finish before the next request
+(as with the TestClient).
 
-Limits. A watchdog thread ends the run with a report marked `stalled` when one request
-takes longer than `request_timeout` or the whole run passes `deadline` seconds, so a
-hanging endpoint gives a readable reason instead of a killed container.
+Limits count the app's own time, not the wall clock. For each step (import, lifespan
+startup, a request, shutdown) the driver samples the app process: its CPU time
+(/proc/PID/stat) and its active time, the wall time minus the time its threads (or the
+driver's) waited for a CPU (/proc/PID/task/*/schedstat run_delay). A step whose CPU or
+active time passes its limit is the app's: the run stops with `stalled`
+(blame "app"). A handler that sleeps is active; a process starved by a busy host is
+not. The run's wall-clock deadline is a backstop: when it passes, the app is blamed
+only if it was active for at least half of it, otherwise the report says
+blame "harness" (the container did not get the CPU to finish).
 
-Integrity. The test client's and httpx's request methods are noted before the app is
-imported and compared at the end; an app that replaced them is reported. The app is also
-wrapped in a witness (an outer ASGI layer of the driver's own) that records, for every
-request, whether the app was called and the status it sent: each response carries
-`app_calls` and `app_status`, so the host can tell a response the app produced from one
-made up in the client.
+Between sessions, and before the final report, every process of the container other
+than pid 1, the agent, the driver and the host is stopped and killed, so nothing an app
+left running (threads die with their process; forks, setsid'd daemons) outlives its
+session.
+
+Request (stdin, read by open_channel): {"sessions": [[request, ...], ...],
+"request_timeout": s, "deadline": s, "app_path": "/workspace/app.py"}.
+Report: {"stage": "done", "imported", "has_app", "import_error", "sessions": [{"error",
+"responses": [{"status", "headers", "text"|"b64", "truncated", "app_calls",
+"app_status"} | {"error"}]}], "stalled", "cross_check": [...]}.
 """
 
 from __future__ import annotations
 
-import base64
-import importlib.util
-import json
 import os
 import sys
-import threading
-import time
-import traceback
 
-# Trusted libraries first: a driver started ahead of time imports them while it waits.
-import fastapi.testclient  # noqa: E402, F401
-from report_channel import grader_output_tail, open_channel
+HERE = os.path.dirname(os.path.realpath(__file__))
+
+from process_guard import ancestors, state_of, sweep, undumpable  # noqa: E402
+
+undumpable()  # before the nonce exists in this process, and before any app does
+
+import base64  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import select  # noqa: E402
+import signal  # noqa: E402
+import stat  # noqa: E402
+import subprocess  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+
+import httpx  # noqa: E402
+from report_channel import grader_output_tail, open_channel  # noqa: E402
+
+RUN_DIR = "/tmp/websandbox-http"
+BODY_CAP = 256 * 1024
+MAX_LINE = 8192
+MAX_ITEMS = 100_000
+PUMP_BYTES = 1 << 20
+TICK = 0.1  # how often a waiting driver samples the app's clock
+STARTUP_FACTOR = 3  # import + lifespan startup may take this many request limits
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+_now = time.monotonic
+
+
+class Lines:
+    """JSON-object lines from a non-blocking pipe, bounded in size and count; anything else is junk."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = b""
+        self.items: list[dict] = []
+        self.junk = 0
+        self.closed = False
+
+    def pump(self) -> None:
+        got = 0
+        while got < PUMP_BYTES and not self.closed:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return
+            if not chunk:
+                self.closed = True
+                return
+            got += len(chunk)
+            *lines, self.buf = (self.buf + chunk).split(b"\n")
+            for line in lines:
+                self._take(line)
+            if len(self.buf) > MAX_LINE:
+                self.junk += 1
+                self.buf = b""
+
+    def _take(self, line: bytes) -> None:
+        try:
+            obj = json.loads(line) if len(line) <= MAX_LINE else None
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and len(self.items) < MAX_ITEMS:
+            self.items.append(obj)
+        else:
+            self.junk += 1
+
+
+def _start_host() -> tuple[subprocess.Popen, int, Lines, Lines]:
+    """The app host, started now so that its imports overlap with the wait for the request."""
+    os.makedirs(RUN_DIR, 0o700, exist_ok=True)
+    cmd_r, cmd_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    ev_r, ev_w = os.pipe()
+    log = os.open(f"{RUN_DIR}/host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    proc = subprocess.Popen(
+        [sys.executable, "-E", "-s", os.path.join(HERE, "app_host.py"), str(cmd_r), str(rep_w), str(ev_w)],
+        pass_fds=(cmd_r, rep_w, ev_w), stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd="/",
+    )  # fmt: skip
+    for fd in (cmd_r, rep_w, ev_w, log):
+        os.close(fd)
+    for fd in (rep_r, ev_r):
+        os.set_blocking(fd, False)
+    return proc, cmd_w, Lines(rep_r), Lines(ev_r)
+
+
+host, host_cmd_fd, replies, events = _start_host()
+WAKE_R, WAKE_W = os.pipe()  # a finished request wakes the waiting main thread
+os.set_blocking(WAKE_R, False)
+os.set_blocking(WAKE_W, False)
+# From here on nothing is imported from this program's own folder, which sits in /tmp.
+sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != HERE]
 
 channel, request = open_channel()
-_now = time.monotonic  # the driver's own references: an app that patches time does not blind the watchdog
-_sleep = time.sleep
 _started = _now()
-_lock = threading.Lock()
-_final = threading.Lock()
-# What the report path uses, saved before the app can patch it; restored before the report goes out.
-_write, _exit, _dumps, _loads = os.write, os._exit, json.dumps, json.loads
-BODY_CAP = 256 * 1024
 REQUEST_TIMEOUT = float(request.get("request_timeout", 10))
-
-
-def note(payload: dict) -> None:
-    """A framed progress note on the private fd; unlike channel.send it does not end the process."""
-    channel.note(payload)
-
-
-note({"stage": "started"})
-
-sys.path.insert(1, "/workspace")
-import httpx  # noqa: E402  (trusted imports, before the app)
-import starlette.testclient  # noqa: E402
-from fastapi.testclient import TestClient  # noqa: E402
-
-_WATCHED = {
-    "TestClient.request": (TestClient, "request"),
-    "TestClient.__enter__": (TestClient, "__enter__"),
-    "httpx.Client.request": (httpx.Client, "request"),
-    "httpx.Client.send": (httpx.Client, "send"),
-    "starlette.testclient._TestClientTransport.handle_request": (
-        starlette.testclient._TestClientTransport,
-        "handle_request",
-    ),
-}
-_ORIGINALS = {name: owner.__dict__.get(attr) for name, (owner, attr) in _WATCHED.items()}
-_TestClient = TestClient
-_send = channel.send
+DEADLINE = float(request.get("deadline", 60))
+APP_PATH = request.get("app_path", "/workspace/app.py")
+KEEP = ancestors(os.getpid()) | {host.pid}
+channel.note({"stage": "started"})
 
 state: dict = {
     "stage": "done",
@@ -84,98 +157,190 @@ state: dict = {
     "import_error": None,
     "sessions": [],
     "stalled": None,
-    "integrity": [],
+    "cross_check": [],
+    "phases": [],  # [what, wall seconds, app's active seconds]: where the run's time went
 }
-_current: dict = {"since": None, "what": None, "limit": None}  # what runs now, since when, and its own limit
+_run = {"active": 0.0}  # the app's active seconds over the whole run, for the deadline's blame
 
 
-class Witness:
-    """The outermost ASGI layer: notes each HTTP call into the app and the status the app sent."""
-
-    def __init__(self, app) -> None:
-        self.app = app
-        self.seen: list[dict] = []
-
-    async def __call__(self, scope, receive, send):
-        if scope.get("type") != "http":
-            return await self.app(scope, receive, send)
-        entry = {"status": None}
-        self.seen.append(entry)
-
-        async def noting_send(message):
-            if message.get("type") == "http.response.start":
-                entry["status"] = message.get("status")
-            await send(message)
-
-        return await self.app(scope, receive, noting_send)
+class Stalled(Exception):
+    """The run stops here; the record says what did not finish, within what, and whose fault it is."""
 
 
-def integrity_problems() -> list[str]:
-    return [name for name, (owner, attr) in _WATCHED.items() if owner.__dict__.get(attr) is not _ORIGINALS[name]]
+def _proc_cpu(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    except (OSError, ValueError, IndexError):
+        return None
 
 
-def finish() -> None:
-    """Send the report and end the process; a second caller (main or watchdog) waits for that exit."""
-    _final.acquire()
-    report = None
-    for _ in range(5):  # the main thread may still be writing into a session while the watchdog reports
+def _run_delays(pid: int | str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
         try:
-            with _lock:
-                state["integrity"] = integrity_problems()
-                state["elapsed"] = round(_now() - _started, 3)
-                state["log_tail"] = grader_output_tail(2000)
-                report = _loads(_dumps(state, default=repr))
-            break
-        except RuntimeError:
-            _sleep(0.01)
-    if report is None:
-        report = {"stage": "done", "imported": state["imported"], "has_app": state["has_app"],
-                  "stalled": state["stalled"] or {"what": "reporting", "limit": 0, "kind": "run"}}  # fmt: skip
-    os.write, os._exit, json.dumps, json.loads = _write, _exit, _dumps, _loads
-    _send(report)
+            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
+                out[tid] = int(fh.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
 
 
-def watchdog(deadline: float) -> None:
+def _waited(before: dict[str, int], after: dict[str, int]) -> float:
+    return max((v - before.get(t, 0) for t, v in after.items()), default=0) / 1e9
+
+
+class Clock:
+    """The app's own time in one step: CPU seconds, and active seconds (wall minus waiting for a CPU)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.cpu0 = self.cpu_last = _proc_cpu(pid) or 0.0
+        self.active = 0.0
+        self.t = _now()
+        self.app_rd = _run_delays(pid)
+        self.own_rd = _run_delays("self")
+
+    def tick(self) -> None:
+        now, app_rd, own_rd = _now(), _run_delays(self.pid), _run_delays("self")
+        starved = max(_waited(self.app_rd, app_rd), _waited(self.own_rd, own_rd))
+        gained = max(0.0, (now - self.t) - starved)
+        self.active += gained
+        _run["active"] += gained
+        self.t, self.app_rd, self.own_rd = now, app_rd or self.app_rd, own_rd
+        cpu = _proc_cpu(self.pid)
+        if cpu is not None:
+            self.cpu_last = cpu
+
+    @property
+    def cpu(self) -> float:
+        return self.cpu_last - self.cpu0
+
+
+def pump() -> None:
+    replies.pump()
+    events.pump()
+
+
+def wait(done, what: str, limit: float | None, clock: Clock | None) -> None:
+    """Pump the pipes until done() holds; raise Stalled when the app's time for this step passes `limit`.
+
+    It sleeps in select() on the pipes and the wake pipe (a finished request writes there),
+    so it wakes for every event at once and samples the app's clock only every TICK.
+    """
+    t0 = last_tick = _now()
     while True:
-        _sleep(0.05)
-        now = _now()
-        since, limit = _current["since"], _current["limit"]
-        late = since is not None and limit is not None and now - since > limit
-        if late or now - _started > deadline:
-            state["stalled"] = {
-                "what": _current["what"] or "the run",
-                "limit": limit if late else deadline,
-                "kind": "step" if late else "run",
-            }
-            finish()
+        pump()
+        if done():
+            if clock is not None:
+                clock.tick()
+            if len(state["phases"]) < 200:
+                state["phases"].append([what, round(_now() - t0, 3), round(clock.active, 3) if clock else None])
+            return
+        if clock is not None and _now() - last_tick >= TICK:
+            last_tick = _now()
+            clock.tick()
+            if limit is not None and (clock.cpu > limit or clock.active > limit):
+                kind = "CPU" if clock.cpu > limit else "active"
+                raise Stalled({"what": what, "limit": limit, "kind": "step", "blame": "app",
+                               "cpu": round(clock.cpu, 3), "active": round(clock.active, 3), "measure": kind})  # fmt: skip
+        if _now() - _started > DEADLINE:
+            blame = "app" if _run["active"] >= DEADLINE / 2 else "harness"
+            raise Stalled({"what": what, "limit": DEADLINE, "kind": "run", "blame": blame,
+                           "active": round(_run["active"], 3)})  # fmt: skip
+        fds = [lines.fd for lines in (replies, events) if not lines.closed]
+        ready, _, _ = select.select([*fds, WAKE_R], [], [], TICK)
+        if WAKE_R in ready:
+            try:
+                os.read(WAKE_R, 4096)
+            except BlockingIOError:
+                pass
 
 
-def doing(what: str | None, limit: float | None = None) -> None:
-    _current.update(since=None if what is None else _now(), what=what, limit=limit)
+def host_send(cmd: dict) -> None:
+    try:
+        os.write(host_cmd_fd, json.dumps(cmd).encode() + b"\n")
+    except OSError:  # the host was killed (only an app can do that): its children are watched through /proc
+        pass
 
 
-def load_app(path: str):
-    """Import app.py afresh (a new module object each time) and return it."""
-    sys.modules.pop("app", None)
-    spec = importlib.util.spec_from_file_location("app", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["app"] = module
-    spec.loader.exec_module(module)
-    return module
+def exit_code(pid: int) -> int | None:
+    """The exit code the host reported for a child, or None while it runs."""
+    for item in replies.items:
+        if item.get("exited") == pid:
+            return int(item.get("code", -1))
+    return None
+
+
+def ended(pid: int) -> bool:
+    """Whether the app's process has ended: reported by the host, or (the host gone) seen in /proc."""
+    if exit_code(pid) is not None:
+        return True
+    return host.poll() is not None and state_of(pid) in ("Z", "X", "gone")
+
+
+def how_it_ended(pid: int) -> str:
+    code = exit_code(pid)
+    return "exit code unknown: the process that started it was killed" if code is None else f"exit code {code}"
+
+
+def log_tail(path: str, limit: int = 1500) -> str:
+    """The end of an app's log; anything but a regular file (an app may plant a FIFO) reads as empty."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        size = os.lseek(fd, 0, os.SEEK_END)
+        os.lseek(fd, max(0, size - limit), os.SEEK_SET)
+        return os.read(fd, limit).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
+def fresh_file(path: str) -> None:
+    """Remove whatever an earlier app left at `path` (a FIFO, a symlink, a socket) and make an empty file."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+
+
+_EXCEPTION_LINE = re.compile(r"^[\w.]*(Error|Exception|Exit|Interrupt)\b.*")
+
+
+def explain(summary: str, log: str) -> str:
+    """The app's own output first, then what happened with its last exception (or last line).
+
+    Readers, and the host, take the last line of such a text.
+    """
+    tail = log_tail(log)
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    cause = next((line for line in reversed(lines) if _EXCEPTION_LINE.match(line)), lines[-1] if lines else "")
+    return (tail + "\n" if tail else "") + summary + (f": {cause[:300]}" if cause else "")
 
 
 def error_text(exc: BaseException, limit: int = 3000) -> str:
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return text[-limit:]
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-limit:]
 
 
-def record(resp) -> dict:
-    body = resp.content[:BODY_CAP]
+def record(resp: httpx.Response, body: bytes) -> dict:
     out = {
         "status": resp.status_code,
         "headers": [[k.decode("latin-1").lower(), v.decode("latin-1")] for k, v in resp.headers.raw],
-        "truncated": len(resp.content) > BODY_CAP,
+        "truncated": len(body) > BODY_CAP,
     }
+    body = body[:BODY_CAP]
     try:
         out["text"] = body.decode("utf-8")
     except UnicodeDecodeError:
@@ -183,7 +348,7 @@ def record(resp) -> dict:
     return out
 
 
-def send_one(client, witness: Witness, req: dict) -> dict:
+def request_kwargs(req: dict) -> dict:
     kw: dict = {}
     if req.get("query"):
         kw["params"] = [tuple(p) for p in req["query"]]
@@ -197,66 +362,178 @@ def send_one(client, witness: Witness, req: dict) -> dict:
         kw["files"] = [(f[0], (f[1], f[2].encode(), f[3])) for f in req["files"]]
     if "content" in req:
         kw["content"] = req["content"].encode()
-    before = len(witness.seen)
-    out = record(client.request(req["method"], req["path"], **kw))
-    calls = witness.seen[before:]
-    out["app_calls"] = len(calls)
-    out["app_status"] = calls[-1]["status"] if calls else None
+    return kw
+
+
+def fetch(client: httpx.Client, req: dict, box: dict, done: threading.Event) -> None:
+    try:
+        with client.stream(req["method"], req["path"], **request_kwargs(req)) as resp:
+            body = bytearray()
+            for chunk in resp.iter_bytes():
+                body += chunk
+                if len(body) > BODY_CAP:
+                    break
+            box["resp"] = record(resp, bytes(body))
+    except BaseException as exc:  # noqa: BLE001 - a broken connection is data about the app
+        box["resp"] = {"error": error_text(exc, 1500)}
+    finally:
+        done.set()
+        try:
+            os.write(WAKE_W, b"x")
+        except BlockingIOError:
+            pass
+
+
+def send_one(client: httpx.Client, pid: int, req: dict) -> dict:
+    """One request, timed on the app's clock; the answer with what the witness saw of it."""
+    box: dict = {}
+    done = threading.Event()
+    mark = len(events.items)
+    clock = Clock(pid)
+    threading.Thread(target=fetch, args=(client, req, box, done), daemon=True).start()
+
+    def finished() -> bool:
+        if not done.is_set():
+            return False
+        events.pump()
+        seen = events.items[mark:]
+        calls = sum(e.get("ev") == "call" for e in seen)
+        return sum(e.get("ev") == "end" for e in seen) >= calls or ended(pid)
+
+    wait(finished, f"{req['method']} {req['path']}", REQUEST_TIMEOUT, clock)
+    resp = box["resp"]
+    seen = events.items[mark:]
+    statuses = [e.get("status") for e in seen if e.get("ev") == "status"]
+    resp["app_calls"] = sum(e.get("ev") == "call" for e in seen)
+    resp["app_status"] = statuses[-1] if statuses else None
+    return resp
+
+
+def first_event(kinds: tuple[str, ...], since: int) -> dict | None:
+    return next((e for e in events.items[since:] if e.get("ev") in kinds), None)
+
+
+def serve_session(n: int, steps: list[dict], out: dict) -> bool:
+    """One session in a fresh app process; False when the run cannot go on (the app does not import)."""
+    sock, log = f"{RUN_DIR}/s{n}.sock", f"{RUN_DIR}/s{n}.log"
+    sweep(KEEP)  # whatever an earlier session left running
+    try:
+        fresh_file(log)
+        if os.path.lexists(sock):
+            os.unlink(sock)
+    except OSError as exc:  # e.g. an earlier app filled /tmp
+        out["error"] = f"the app's run folder could not be prepared ({exc}): an earlier session's app left it unusable"
+        return True
+    pump()
+    mark = len(events.items)
+    if host.poll() is not None:
+        out["error"] = "the process that starts the app was killed (by the app, in an earlier session)"
+        return True
+    os.kill(host.pid, signal.SIGCONT)  # an earlier app may have stopped it; that app is gone now
+    n_replies = len(replies.items)
+    host_send({"op": "serve", "socket": sock, "log": log, "app": APP_PATH})
+    forked = lambda: next((r["forked"] for r in replies.items[n_replies:] if "forked" in r), None)  # noqa: E731
+    wait(lambda: forked() is not None or host.poll() is not None, "starting the app's process", None, None)
+    pid = forked()
+    if pid is None:
+        out["error"] = "the process that starts the app ended before starting this session's app"
+        return True
+
+    wait(lambda: first_event(("imported", "import_error"), mark) is not None or ended(pid),
+         "importing app.py", STARTUP_FACTOR * REQUEST_TIMEOUT, Clock(pid))  # fmt: skip
+    got = first_event(("imported", "import_error"), mark)
+    if got is None or got["ev"] == "import_error":
+        text = (
+            str(got.get("error", ""))
+            if got
+            else (explain(f"the app's process ended while importing app.py ({how_it_ended(pid)})", log))
+        )
+        if n == 0:
+            state["import_error"] = text
+            return False
+        out["error"] = "importing app.py again failed: " + text[-1500:]
+        return True
+    if n == 0:
+        state["imported"], state["has_app"] = True, bool(got.get("has_app"))
+        channel.note({"stage": "serving", "imported": True})
+        if not state["has_app"]:
+            return False
+
+    wait(lambda: first_event(("ready", "stopped"), mark) is not None or ended(pid),
+         "application startup (lifespan)", REQUEST_TIMEOUT, Clock(pid))  # fmt: skip
+    if first_event(("ready",), mark) is None:
+        code = exit_code(pid)
+        how = "" if code in (None, 0, 3) else f" and its process ended (exit code {code})"
+        out["error"] = explain(f"the app's lifespan failed at startup{how}", log)
+        return True
+
+    client = httpx.Client(transport=httpx.HTTPTransport(uds=sock, verify=False), base_url="http://testserver",
+                          headers={"user-agent": "testclient"}, follow_redirects=False, timeout=None)  # fmt: skip
+    try:
+        for req in steps:
+            resp = send_one(client, pid, req)
+            out["responses"].append(resp)
+            if ended(pid):
+                why = f"the app's process ended ({how_it_ended(pid)}) while answering {req['method']} {req['path']}"
+                out["error"] = explain(why, log)
+                if "error" in resp:
+                    resp["error"] = out["error"]
+                return True
+    finally:
+        client.close()
+
+    host_send({"op": "stop", "pid": pid})
+    wait(lambda: first_event(("stopped",), mark) is not None or ended(pid),
+         "application shutdown (lifespan)", REQUEST_TIMEOUT, Clock(pid))  # fmt: skip
+    stopped = first_event(("stopped",), mark)
+    if stopped is None or stopped.get("shutdown_failed"):
+        out["error"] = explain("the app's lifespan failed at shutdown", log)
+    return True
+
+
+def cross_check() -> list[str]:
+    if events.junk:
+        return [f"{events.junk} line(s) on the witness's events pipe were not the witness's"]
+    return []
+
+
+def _cpu_split() -> dict:
+    """CPU seconds of the driver, the host and the app processes the host has reaped."""
+    out = {"driver": round(sum(os.times()[:2]), 3)}
+    try:
+        with open(f"/proc/{host.pid}/stat", "rb") as fh:
+            f = fh.read().rsplit(b")", 1)[1].split()
+        out["host"] = round((int(f[11]) + int(f[12])) / CLK_TCK, 3)
+        out["apps"] = round((int(f[13]) + int(f[14])) / CLK_TCK, 3)
+    except (OSError, ValueError, IndexError):
+        pass
     return out
 
 
-def run_session(steps: list[dict], get_app, out: dict) -> None:
-    """Serve one session's requests with its own TestClient; fill `out` as responses come."""
-    try:
-        doing("importing app.py")  # bounded by the run's deadline only
-        try:
-            app = get_app()
-        except BaseException as exc:  # noqa: BLE001 - the app's failure is data
-            out["error"] = "importing app.py again failed: " + error_text(exc, 1500)
-            return
-        doing("application startup (lifespan)", REQUEST_TIMEOUT)
-        witness = Witness(app)
-        with _TestClient(witness, raise_server_exceptions=False, follow_redirects=False) as client:
-            for i, req in enumerate(steps):
-                doing(f"{req['method']} {req['path']}", REQUEST_TIMEOUT)
-                try:
-                    resp = send_one(client, witness, req)
-                except BaseException as exc:  # noqa: BLE001
-                    resp = {"error": error_text(exc, 1500)}
-                with _lock:
-                    out["responses"].append(resp)
-                if i == len(steps) - 1:
-                    doing("application shutdown (lifespan)", REQUEST_TIMEOUT)
-    except BaseException as exc:  # noqa: BLE001 - a lifespan failure fails this session
-        out["error"] = "the app's lifespan failed: " + error_text(exc, 1500)
-    finally:
-        doing(None)
+def finish() -> None:
+    """Kill every app process and the host, then send the report and end."""
+    sweep(KEEP)
+    pump()
+    state["cpu_seconds"] = _cpu_split()
+    sweep(KEEP - {host.pid})
+    pump()
+    state["cross_check"] = cross_check()
+    state["elapsed"] = round(_now() - _started, 3)
+    state["app_active_seconds"] = round(_run["active"], 3)
+    state["log_tail"] = grader_output_tail(2000)
+    channel.send(state)
 
 
 def main() -> None:
-    app_path = request.get("app_path", "/workspace/app.py")
-    threading.Thread(target=watchdog, args=(float(request.get("deadline", 60)),), daemon=True).start()
-    note({"stage": "importing"})
-    doing("importing app.py")
+    channel.note({"stage": "importing"})
     try:
-        module = load_app(app_path)
-    except BaseException as exc:  # noqa: BLE001 - SyntaxError, SystemExit, anything
-        state["import_error"] = error_text(exc)
-        doing(None)
-        finish()
-    doing(None)
-    state["imported"] = True
-    state["has_app"] = hasattr(module, "app")
-    note({"stage": "serving", "imported": True})
-    if not state["has_app"]:
-        finish()
-    for n, steps in enumerate(request.get("sessions", [])):
-        out: dict = {"error": None, "responses": []}
-        with _lock:
+        for n, steps in enumerate(request.get("sessions", [])):
+            out: dict = {"error": None, "responses": []}
             state["sessions"].append(out)
-        # the module imported above serves the first session; every later one gets a fresh import
-        get_app = (lambda: module.app) if n == 0 else (lambda: load_app(app_path).app)
-        run_session(steps, get_app, out)
+            if not serve_session(n, steps, out):
+                break
+    except Stalled as exc:
+        state["stalled"] = exc.args[0]
     finish()
 
 

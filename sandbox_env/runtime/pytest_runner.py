@@ -5,7 +5,10 @@ imported from the image before /workspace is on sys.path. The frozen test files,
 the host's canaries among them, are written from the request just before pytest starts,
 so nothing the rollout left behind can stand in for them. A "started" frame goes out
 before the code under test can run: if the process then dies (an os._exit, a crash, the
-time limit), the host sees that pytest started and never finished.
+time limit), the host sees that pytest started and never finished. Before the code under
+test is imported, integrity.Guard notes what the verdict depends on; it streams every
+test's outcome and every problem it finds as frames, and the final report carries its
+end-of-run check (see integrity.py).
 
 Request: {"settings": "project.settings", "files": {path: text}, "tests": [path, ...],
           "modules": ["shop.querysets", ...], "ini": "pytest.ini"}
@@ -52,6 +55,7 @@ def write_frozen(files: dict[str, str]) -> None:
 try:
     import pytest
     import pytest_django.plugin  # noqa: F401 - imported from the image before /workspace is importable
+    from integrity import Guard
     from pytest_report_plugin import Recorder
 
     settings = str(request["settings"])
@@ -61,9 +65,12 @@ try:
     os.chdir(WORKSPACE)
     sys.path.insert(1, WORKSPACE)
     sys.dont_write_bytecode = True
-    write_frozen(request.pop("files"))
+    frozen = request.pop("files")
+    write_frozen(frozen)
+    guard = Guard(channel, recorder, frozen, WORKSPACE)
+    guard.arm()  # identities of what the verdict depends on, before the code under test is imported
     args = [
-        "-p", "pytest_django.plugin", "-p", "no:cacheprovider", "-p", "no:stepwise",
+        "-p", "pytest_django.plugin", "-p", "no:cacheprovider", "-p", "no:stepwise", "-p", "no:legacypath", "--noconftest",
         "-c", ini, "--rootdir", WORKSPACE, "--ds", settings, "--no-migrations",
         "--continue-on-collection-errors", "-q", "--tb=short", "-W", "ignore::pytest.PytestAssertRewriteWarning",
         *tests,
@@ -75,12 +82,17 @@ recorder.cpu["imports"] = round(time.process_time(), 3)
 post({"stage": "started"})
 crash = None
 try:
-    exit_code = int(pytest.main(args, plugins=[recorder]))
+    exit_code = int(pytest.main(args, plugins=[recorder, guard]))
 except BaseException:  # noqa: BLE001 - e.g. Django failing to start with the deliverable
     exit_code = None
     crash = traceback.format_exc()[-3000:]
+try:
+    integrity = guard.final()
+except BaseException:  # noqa: BLE001 - a check that cannot run is a finding, not a pass
+    integrity = {"problems": ["the integrity check failed: " + traceback.format_exc()[-500:]]}
 channel.send({
     "stage": "finished",
+    "integrity": integrity,
     "exit_code": exit_code,
     "crash": crash,
     **recorder.report(),

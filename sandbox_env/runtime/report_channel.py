@@ -1,6 +1,8 @@
 """The channel a grader program reports on, out of reach of the prints of the code it grades.
 
-Call open_channel() first, before importing anything under test. It reads one JSON
+Call open_channel() first, before importing anything under test. It makes the process
+undumpable (process_guard.py: no other process of the container can read its memory,
+where the nonce is, or open its descriptors, where the report goes), reads one JSON
 line from stdin (the request, with the host's nonce), keeps a private duplicate of
 the original stdout for the report, and points fd 1 and 2 at a log file, so that a
 print or a stray write from the code under test never lands on the report stream.
@@ -11,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+
+from process_guard import undumpable
 
 LOG_PATH = "/tmp/grader-output.log"
 
@@ -38,6 +42,7 @@ class Channel:
 
 
 def open_channel() -> tuple[Channel, dict]:
+    undumpable()
     line = sys.stdin.buffer.readline()
     request = json.loads(line)
     nonce = str(request.pop("nonce"))

@@ -2,7 +2,13 @@
 
 Protocol: JSON lines on the pipes the agent gave as stdin/stdout, which are moved to
 private descriptors at start; fd 0 becomes /dev/null and fd 1/2 a capture file, so
-output of subprocesses and C code is collected with the cell's prints.
+output of subprocesses and C code is collected with the cell's prints. Every request
+carries an id that the reply repeats (the agent drops any other line), and a reply is
+kept under MAX_REPLY: a larger one is replaced by a reply that says so.
+
+The model's code runs in this process and can rewrite all of it: nothing here is
+trusted by the agent or the host beyond "what the model's session says", which is
+the model's answer anyway.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import traceback
 
 MAX_CELL_OUTPUT = 1 << 20
 MAX_PROBE_ITEMS = 100_000
+MAX_REPLY = 4 << 20
 
 
 class _Capture(io.TextIOBase):
@@ -105,23 +112,56 @@ class Session:
         except (ValueError, RecursionError) as exc:
             return {"value": {"other": "too large", "repr": str(exc)[:200]}}
 
+    def handle(self, req: dict) -> dict:
+        op = req.get("op")
+        try:
+            if op == "init":
+                reply = self.run_cell(req["preamble"]) if req.get("preamble") else {"output": ""}
+                reply["ready"] = True
+            elif op == "exec":
+                reply = self.run_cell(req["code"])
+            elif op == "probe":
+                reply = self.probe(req["name"])
+            else:
+                reply = {"error": f"unknown session op {op!r}"}
+        except KeyboardInterrupt:
+            reply = {"output": "KeyboardInterrupt"}
+        return reply
+
+    def _encode(self, reply: dict, rid) -> bytes:
+        reply["id"] = rid
+        try:
+            data = json.dumps(reply).encode()
+        except (ValueError, TypeError) as exc:  # e.g. an int too long to print
+            data = json.dumps({"id": rid, "output": f"[the reply could not be encoded: {exc}]"[:2000]}).encode()
+        if len(data) <= MAX_REPLY:
+            return data
+        if "value" in reply:
+            small = {"value": {"other": "too large", "repr": f"the encoded value is {len(data)} bytes, "
+                               f"over the session's limit of {MAX_REPLY}"}}  # fmt: skip
+        else:
+            text = reply.get("output") or ""
+            small = {"output": text[: MAX_REPLY // 8] + f"\n[the output was cut: its encoding is {len(data)} bytes]"}
+        small["id"] = rid
+        return json.dumps(small).encode()
+
     def serve(self) -> None:
-        for line in self.proto_in:
-            req = json.loads(line)
-            op = req.get("op")
+        while True:
             try:
-                if op == "init":
-                    reply = self.run_cell(req["preamble"]) if req.get("preamble") else {"output": ""}
-                    reply["ready"] = True
-                elif op == "exec":
-                    reply = self.run_cell(req["code"])
-                elif op == "probe":
-                    reply = self.probe(req["name"])
-                else:
-                    reply = {"error": f"unknown session op {op!r}"}
-            except KeyboardInterrupt:
-                reply = {"output": "KeyboardInterrupt"}
-            self.proto_out.write(json.dumps(reply).encode() + b"\n")
+                line = self.proto_in.readline()
+            except KeyboardInterrupt:  # an interrupt that came after the cell had finished
+                continue
+            if not line:
+                return
+            try:
+                req = json.loads(line)
+            except ValueError:
+                req = None
+            if not isinstance(req, dict):
+                reply, rid = {"error": "the session received a line that is not a request"}, None
+            else:
+                reply, rid = self.handle(req), req.get("id")
+            self.proto_out.write(self._encode(reply, rid) + b"\n")
             self.proto_out.flush()
 
 

@@ -1,6 +1,8 @@
 """Sandboxes: one small interface (interface.py) and its backends beside it (docker/)."""
 
 from sandbox_env.sandbox.interface import Sandbox, SandboxBackend
-from sandbox_env.sandbox.types import ExecResult, Limits, PyResult, SandboxError
+from sandbox_env.sandbox.types import ExecResult, Limits, PyResult, SandboxEndedFromInside, SandboxError, Usage
 
-__all__ = ["ExecResult", "Limits", "PyResult", "Sandbox", "SandboxBackend", "SandboxError"]
+__all__ = [
+    "ExecResult", "Limits", "PyResult", "Sandbox", "SandboxBackend", "SandboxEndedFromInside", "SandboxError", "Usage",
+]  # fmt: skip

@@ -10,6 +10,14 @@ without touching families, graders or front doors.
 
 Lifecycle: `async with backend.sandbox(image) as sb:` gives a ready `Sandbox` (from the
 warm pool when one is kept for that image) and removes it on every exit path.
+
+Every sandbox a backend holds counts against the host's container budget (budget.py):
+`create` waits for a slot (pool refills only for a spare one) and `delete` gives it back.
+
+Evidence: `usage_point` reads what a sandbox has consumed so far (CPU time, CPU pressure,
+limit events; sandbox/usage.py, judged by blame.py); a backend that cannot measure returns
+None, which never counts against the submission. A lost agent is reported as
+`SandboxEndedFromInside` when the sandbox's own processes did it, else `SandboxError`.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from typing import Any
 from sandbox_env.constants import CALL_SLACK, FILE_IO_TIMEOUT, SESSION_START_TIMEOUT, SPAWN_TIMEOUT
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.types import ExecResult, Limits, PyResult
+from sandbox_env.sandbox.usage import UsagePoint
 
 
 def _exec_result(reply: dict[str, Any]) -> ExecResult:
@@ -57,12 +66,23 @@ class SandboxBackend(ABC):
     def teardown(self) -> None:
         """Remove every sandbox this backend made (also from atexit); it creates nothing afterwards."""
 
+    # -- evidence for blame (see blame.py) ---------------------------------------------------
+    def usage_point(self, sandbox_id: str) -> UsagePoint | None:
+        """What the sandbox has consumed so far, read without blocking (None: this backend cannot measure)."""
+        return None
+
     # -- pools and the lifecycle ------------------------------------------------------------
-    def warm_pool(self, image: str, size: int, prepare: Callable[[str], Awaitable[Any]] | None = None) -> WarmPool:
-        """A pool of `size` ready sandboxes of `image`; `prepare(sid)` runs on each new one."""
+    def warm_pool(self, image: str, size: int, prepare: Callable[[str], Awaitable[Any]] | None = None,
+                  role: str = "rollout") -> WarmPool:  # fmt: skip
+        """A pool of `size` ready sandboxes of `image`; `prepare(sid)` runs on each new one.
+
+        Refills take spare budget slots only (role "pool"); a caller that finds the pool
+        empty starts its own sandbox as `role`, waiting for any slot.
+        """
         return WarmPool(
-            factory=lambda: self.create(image, role="pool"), destroy=self.delete, size=size, prepare=prepare
-        )
+            factory=lambda: self.create(image, role="pool"), destroy=self.delete, size=size, prepare=prepare,
+            demand_factory=lambda: self.create(image, role=role),
+        )  # fmt: skip
 
     def keep_warm(self, image: str, size: int) -> None:
         """Let `acquire(image)` take from a pool of `size` ready sandboxes (0 turns it off)."""
@@ -71,12 +91,12 @@ class SandboxBackend(ABC):
         else:
             self._warm.pop(image, None)
 
-    async def acquire(self, image: str) -> str:
+    async def acquire(self, image: str, role: str = "rollout") -> str:
         """A started sandbox whose agent answers: from the warm pool when one is kept for `image`."""
         pool = self._warm.get(image)
         if pool is not None:
             return await pool.acquire()
-        return await self.create(image)
+        return await self.create(image, role=role)
 
     async def wait_warm(self, image: str, timeout: float = 60) -> None:
         """Wait until the warm pool kept for `image` is full (tests and benchmarks measure after this)."""
@@ -129,8 +149,7 @@ class SandboxBackend(ABC):
         if not files:
             return
         payload = {
-            path: base64.b64encode(data.encode() if isinstance(data, str) else data).decode()
-            for path, data in files.items()
+            path: base64.b64encode(data.encode() if isinstance(data, str) else data).decode() for path, data in files.items()
         }
         await self.call(sandbox_id, {"op": "write", "files": payload}, timeout=timeout)
 

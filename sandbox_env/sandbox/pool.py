@@ -4,7 +4,8 @@ A rollout or a grading run takes a container that is already started and whose
 agent already answers; the pool starts a replacement. A container is never handed
 out twice. The pool knows nothing of any backend: it is given a `factory` that starts
 one ready sandbox and a `destroy` that removes one. Starts are paced (a few at a time) so that a burst of rollouts does not
-thrash the engine; when the pool is empty a caller starts its own container.
+thrash the engine; when the pool is empty a caller starts its own container with
+`demand_factory` (refills use `factory`, which may wait for spare capacity only).
 
 Sizing. A pool only moves a container's start earlier; it never saves CPU, and it
 cannot know how much work is left, so every run ends with `size` containers (and, for
@@ -36,9 +37,11 @@ def default_pool_size() -> int:
 class WarmPool:
     def __init__(self, factory: Callable[[], Awaitable[str]], destroy: Callable[[str], Awaitable[None]],
                  size: int, max_starting: int = 2,
-                 prepare: Callable[[str], Awaitable[Any]] | None = None) -> None:  # fmt: skip
+                 prepare: Callable[[str], Awaitable[Any]] | None = None,
+                 demand_factory: Callable[[], Awaitable[str]] | None = None) -> None:  # fmt: skip
         """`prepare(sid)` runs on each new sandbox (e.g. starts a grader program); its result rides along."""
         self.factory = factory
+        self.demand_factory = demand_factory or factory
         self.destroy = destroy
         self.size = size
         self.max_starting = max(1, max_starting)
@@ -65,8 +68,8 @@ class WarmPool:
         self._ensure_running()
         self._wake.set()
 
-    async def _new(self) -> tuple[str, Any]:
-        sid = await self.factory()
+    async def _new(self, demand: bool = False) -> tuple[str, Any]:
+        sid = await (self.demand_factory if demand else self.factory)()
         try:
             token = await self.prepare(sid) if self.prepare is not None else None
         except BaseException:
@@ -106,7 +109,7 @@ class WarmPool:
         except asyncio.QueueEmpty:
             entry = None
         self._wake.set()
-        return entry if entry is not None else await self._new()
+        return entry if entry is not None else await self._new(demand=True)
 
     async def wait_full(self, timeout: float = 60) -> None:
         self._ensure_running()

@@ -1,14 +1,31 @@
-"""The plain values that cross the sandbox interface: results, limits, the one error type."""
+"""The plain values that cross the sandbox interface: results, limits, usage, the error types."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from sandbox_env.constants import DEFAULTS
+from sandbox_env.sandbox.usage import Usage, UsageTrace
+
+__all__ = ["ExecResult", "Limits", "PyResult", "SandboxEndedFromInside", "SandboxError", "Usage", "UsageTrace"]
 
 
 class SandboxError(RuntimeError):
-    """A sandbox could not be created, reached or used; the message says which and why."""
+    """A sandbox could not be created, reached or used; the message says which and why (a harness fault)."""
+
+
+class SandboxEndedFromInside(SandboxError):
+    """The sandbox's own processes ended or broke it: evidence says the code that ran in it did this.
+
+    Raised instead of a plain SandboxError when the engine shows that the container died
+    with no one outside killing it (every process killed, out of memory), that its process
+    or memory limit was hit, that it kept its own CPU busy, or that junk was written onto
+    the agent's stream. `evidence` says which, in words a reader (or the model) can act on.
+    """
+
+    def __init__(self, message: str, evidence: str) -> None:
+        super().__init__(message)
+        self.evidence = evidence
 
 
 @dataclass
@@ -32,6 +49,7 @@ class ExecResult:
     exit_code: int
     timed_out: bool = False
     truncated: int = 0
+    usage: UsageTrace | None = None  # what the sandbox consumed during the run (grading runs measure it)
 
 
 @dataclass

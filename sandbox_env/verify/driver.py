@@ -3,6 +3,7 @@
     python build_tasks.py                     # compile sandbox_env/tasks → sandbox_env/data/tasks.jsonl
     python build_tasks.py --verify            # also run references and controls in real containers
     python build_tasks.py --verify --family orm --task orm_agg_01 --concurrency 4
+    python build_tasks.py --verify --mutants  # also every reference's mutants (sandbox_env/verify/sensitivity.py)
 
 Each family's verifier (sandbox_env/verify/<family>.py) returns controls for a task and
 summarizes the family; a task whose controls fail does not ship.
@@ -21,6 +22,8 @@ from sandbox_env.families.base import TaskRow
 from sandbox_env.verify import get_verifier
 from sandbox_env.verify.base import Control, VerifyContext
 from sandbox_env.verify.compile import compile_all, task_folder, write_dataset
+from sandbox_env.verify.coverage import coverage_controls
+from sandbox_env.verify.variants import variant_controls
 
 
 async def verify(rows: list[TaskRow], concurrency: int) -> bool:
@@ -39,7 +42,10 @@ async def verify(rows: list[TaskRow], concurrency: int) -> bool:
         async with sem:
             t0 = time.perf_counter()
             try:
-                controls = await get_verifier(row.family).verify_task(task_folder(row.family, row.task_id), row, ctx)
+                folder = task_folder(row.family, row.task_id)
+                controls = await get_verifier(row.family).verify_task(folder, row, ctx)
+                controls += await variant_controls(folder, row, ctx)
+                controls += coverage_controls(folder, row)
             except Exception as exc:  # noqa: BLE001 - report and go on with the rest
                 controls = [Control("verify", 0.0, False, f"{type(exc).__name__}: {exc}")]
             results[row.task_id] = controls
@@ -77,15 +83,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--task", action="append", help="only this task id (repeatable; verify only)")
     ap.add_argument("--concurrency", type=int, default=DEFAULTS.verify_concurrency,
                     help=f"tasks verified at once (default {DEFAULTS.verify_concurrency})")  # fmt: skip
+    ap.add_argument("--mutants", action="store_true", help="grade every reference's mutants; ends with the sensitivity line")
     args = ap.parse_args(argv)
     rows = compile_all()
     write_dataset(rows)
     print(f"compiled {len(rows)} tasks into {DATA_FILE}")
-    if not args.verify:
+    if not args.verify and not args.mutants:
         return 0
     chosen = [r for r in rows if (not args.family or r.family in args.family)
               and (not args.task or r.task_id in args.task)]  # fmt: skip
     if not chosen:
         print("no task matches the filters", file=sys.stderr)
         return 2
-    return 0 if asyncio.run(verify(chosen, args.concurrency)) else 1
+    ok = asyncio.run(verify(chosen, args.concurrency)) if args.verify else True
+    if args.mutants:
+        from sandbox_env.verify.sensitivity import main_mutants
+
+        ok = asyncio.run(main_mutants(chosen, args.concurrency)) and ok
+    return 0 if ok else 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -93,12 +94,26 @@ def messages(raw: Any) -> list[dict[str, Any]]:
 
 
 def _error_text(error: Any) -> str | None:
+    """The saved error with its messages: verifiers' `error_chain_repr`
+    (`ModelError() -> InternalServerError('Error code: 500 - ...')`), else what the row has."""
     if not error:
         return None
     if isinstance(error, dict):
-        return str(error.get("error_chain_str") or error.get("error_chain_repr") or error.get("message")
+        return str(error.get("error_chain_repr") or error.get("error_chain_str") or error.get("message")
                    or json.dumps(error, ensure_ascii=False))  # fmt: skip
     return str(error)
+
+
+def _error_kind(error: Any) -> str | None:
+    """What kind of error ended the rollout: the chain's class names (`ModelError -> InternalServerError`),
+    as verifiers saves them in `error_chain_str`; for an error saved as text, its leading class name."""
+    if not error:
+        return None
+    if isinstance(error, dict):
+        kind = error.get("error_chain_str") or error.get("error")
+        return str(kind) if kind else "error"
+    head = re.match(r"\s*([A-Za-z_][\w.]*)(?=[:(]|\s*->|\s*$)", str(error))
+    return head.group(1) if head else "error"
 
 
 def _flag(row: dict[str, Any], metrics: dict[str, Any], name: str) -> bool:
@@ -129,6 +144,7 @@ def rollout(row: dict[str, Any], n: int, prompt_key: str) -> dict[str, Any]:
         "scoring_error": str(scoring_error) if scoring_error else None,
         "tampered": bool(grade and grade.get("tampered")) or _flag(row, metrics, "tampered"),
         "error": _error_text(row.get("error")),
+        "error_kind": _error_kind(row.get("error")),
         "grade": grade,
         "prompt": prompt_key,
         "completion": messages(row.get("completion")),

@@ -9,7 +9,9 @@ A `Run` holds plain JSON data (it is embedded in the report as is):
 
 A rollout: `n` (position in the run), `example_id`, `family`, `task_id`, `difficulty`,
 `category`, `reward` (float or None), `scoring_error` (the harness fault's text, or
-None), `tampered` (bool), `error` (the rollout's own error text, or None), `grade`
+None), `tampered` (bool), `error` (the rollout's own error text, or None: `state["error"]`,
+a model API error, a harness fault, a sandbox that never became ready), `error_kind` (its
+class names, e.g. `ModelError -> InternalServerError`, or None), `grade`
 (`state["grade"]` as saved, or None when the run was made without `-C grade`),
 `prompt` (a key into `prompts`), `completion` (messages), `stop` (why it ended),
 `metrics` (number by name).

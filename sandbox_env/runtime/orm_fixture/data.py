@@ -7,6 +7,16 @@ Edge cases are on purpose: a publisher and an author without books, a genre
 without books, books without a genre, unsold and unreviewed books, nullable
 dates, e-mails, years and cities, countries shared by many rows, an online store
 with no city, a store with no sales in 2024, multi-author books.
+
+Grading sensitivity (sandbox_env/verify/sensitivity.py) asks more of the data: every
+boundary a task states has a row exactly on it, every ordering key a task names decides
+between some tied rows, a rank-1 tie exists for the dense-rank task, a Coalesce has a NULL
+to replace, and every name a task filters on has a case variant, so that `iexact` for an
+exact name is wrong. Those rows come after the original ones (publishers from
+"harbor & pine", books from "A Chronicle of Tides", the store "paper lantern", the authors
+from "Nora Quinn", EXTRA_SALES, EXTRA_REVIEWS); the derived sales and reviews are computed
+over the original books and stores only (N_BASE_BOOKS, N_BASE_STORES), so adding rows never
+moves the old ones.
 """
 
 from __future__ import annotations
@@ -26,6 +36,9 @@ PUBLISHERS = [
     ("Grey Owl Publishing", "USA", 1999, False),
     ("Thistle & Quill", "UK", 2015, True),
     ("Meridian Academic", "USA", 1975, False),  # publishes nothing in this data set
+    # sensitivity rows: case variants of two names; founded exactly on orm_expr_02's 1970
+    ("harbor & pine", "Ireland", 1970, True),
+    ("blue lantern press", "Australia", None, False),
 ]
 
 # (name, country, birth date or None); the e-mail is derived below
@@ -60,9 +73,14 @@ AUTHORS = [
     ("Owen MacLeod", "Canada", "1959-10-31"),
     ("Sophie Tremblay", "Canada", "1984-01-08"),
     ("Grant Fisher", "Canada", None),  # has written nothing in this data set
+    # sensitivity rows: born exactly on orm_rel_05's 1960-01-01; a birthday shared with Mariana Costa
+    ("Nora Quinn", "Ireland", "1960-01-01"),
+    ("Ada Brennan", "UK", "1990-05-05"),
+    ("Ana Ribeiro", "Brazil", "1981-04-04"),
 ]
 
-GENRES = ["Fantasy", "Science Fiction", "Mystery", "Horror", "Romance", "History", "Poetry", "Biography"]
+GENRES = ["Fantasy", "Science Fiction", "Mystery", "Horror", "Romance", "History", "Poetry", "Biography",
+          "fantasy", "science fiction"]  # the last two: case variants, so `iexact` is not `exact`
 
 # (title, publisher index, genre or None, published, price, sale price or None, pages, in print, author indexes)
 BOOKS = [
@@ -126,7 +144,33 @@ BOOKS = [
     ("The Winter Palace Affair", 2, "Mystery", "2024-01-10", "22.00", None, 350, True, [13, 14]),
     ("Paths of the Condor", 6, "Biography", "2012-12-21", "18.75", None, 310, False, [26, 25]),
     ("The Brass Compass", 8, "Fantasy", "2020-12-24", "19.99", None, 372, True, [3]),
+    # sensitivity rows (see the module docstring), each with the tasks whose mutants it kills
+    # a History price tie at the top, title before "Red River Ledger" (orm_adv_03, orm_expr_03, orm_adv_10)
+    ("A Chronicle of Tides", 3, "History", "2021-05-05", "35.00", None, 430, True, [27]),
+    # Science Fiction at exactly 25.00; published exactly 2020-01-01 by a 7-book publisher (orm_filter_06, orm_adv_07)
+    ("Orbital Quarantine", 7, "Science Fiction", "2020-01-01", "25.00", None, 300, True, [12]),
+    # exactly 200 pages, in print (orm_filter_06)
+    ("Two Hundred Steps", 4, "Romance", "2021-03-03", "11.00", None, 200, True, [17]),
+    # published exactly 2019-01-01 under 20.00, a same-day pair out of title order (orm_filter_01)
+    ("Winter Solstice Stories", 2, "Mystery", "2019-01-01", "15.00", None, 280, True, [15]),
+    ("Almanac of First Light", 5, "Romance", "2019-01-01", "12.50", None, 230, True, [22]),
+    # makes the Biography average exactly 22.50, the price of "Diaries of a Quiet Man" (orm_adv_10)
+    ("The Ferryman's Memoir", 8, "Biography", "2017-07-07", "22.75", None, 300, True, [2]),
+    # sale price exactly 78% of the price; markdown 5.50 ties "The Archivist"; effective 19.50 ties
+    # "Under the Baobab" (orm_expr_01, orm_expr_05, orm_adv_04)
+    ("Harvest of Salt", 6, "Mystery", "2022-06-06", "25.00", "19.50", 320, True, [25]),
+    # the same date as Harbor & Pine's latest book, title first (orm_adv_01, orm_rel_02)
+    ("Between Two Tides", 0, "Mystery", "2023-06-30", "18.00", None, 290, True, [2]),
+    # the same date as "Cold Case Atlas", title first (orm_filter_08)
+    ("Autumn Ledger", 8, "Mystery", "2020-11-11", "17.50", None, 260, True, [5]),
+    # books of the case-variant publishers: pages tie between their countries (orm_agg_04)
+    ("The Quiet Republic", 10, "History", "2020-03-03", "21.00", None, 300, True, [30]),
+    ("Echoes of the Pier", 11, None, "2022-02-02", "14.00", None, 300, True, [23]),
+    # books in the case-variant genres (orm_filter_09, orm_rel_03, orm_filter_06)
+    ("Dragons of the Fen", 8, "fantasy", "2022-09-09", "16.00", None, 340, True, [31]),
+    ("Comet Harvest", 3, "science fiction", "2023-02-02", "26.00", None, 380, True, [28]),
 ]
+N_BASE_BOOKS = 60  # sales and reviews are derived over these only
 
 # (name, city or None, country, opened, is_online)
 STORES = [
@@ -136,6 +180,21 @@ STORES = [
     ("Kinokawa Books", "Osaka", "Japan", "1989-11-20", False),  # no sales in 2024
     ("Corner Shelf", "Boston", "USA", "2016-03-12", False),
     ("Webshelf", None, "USA", "2021-01-05", True),
+    # sensitivity row: case variants of a store name and a country; no sales in 2023 (orm_adv_09,
+    # orm_rel_04, orm_adv_06)
+    ("paper lantern", "Portland", "usa", "2024-02-01", False),
+]
+N_BASE_STORES = 6  # derived sales go to these only
+
+# (book index, store index, sold_on, quantity, unit price): sales beyond the derived ones
+EXTRA_SALES = [
+    (32, 6, "2024-03-10", 2, "21.50"),  # "The Silent Observatory" at the "usa" store (orm_rel_04)
+    (0, 0, "2023-06-15", 2, "18.99"),  # UK's 2023 units tie France's (orm_agg_07)
+    (4, 1, "2023-05-01", 1, "14.49"),  # above list price on the same day as another such sale (orm_expr_06)
+]
+# (book index, reviewer, rating, verified, created): reviews beyond the derived ones
+EXTRA_REVIEWS = [
+    (0, "luis", 5, False, "2017-02-02"),  # a second unverified 5 on one book (orm_rel_06)
 ]
 
 REVIEWERS = ["anna_k", "bookworm42", "c.reyes", "dmitri", "elif", "fatima.b",
@@ -193,13 +252,13 @@ def stores() -> list[dict]:
 
 
 def sales() -> list[dict]:
-    sellable = [i for i in range(len(BOOKS)) if i not in UNSOLD]
+    sellable = [i for i in range(N_BASE_BOOKS) if i not in UNSOLD]
     rows = []
     for i in range(N_SALES):
         b = sellable[(i * 17 + 3) % len(sellable)]
         title, _, _, published, price, sale, *_ = BOOKS[b]
         pub_date = date.fromisoformat(published)
-        store = (i * 5 + i // 7) % len(STORES)
+        store = (i * 5 + i // 7) % N_BASE_STORES
         sold_on = SALES_START + timedelta(days=(i * 37) % 731)
         if sold_on <= pub_date:
             sold_on = pub_date + timedelta(days=(i * 11) % 60 + 1)
@@ -217,11 +276,14 @@ def sales() -> list[dict]:
             unit_price = Decimal(price)
         rows.append(dict(id=i + 1, book_id=b + 1, store_id=store + 1, sold_on=sold_on,
                          quantity=1 + (i * 13) % 7, unit_price=unit_price))  # fmt: skip
+    for b, store, sold_on, quantity, unit_price in EXTRA_SALES:
+        rows.append(dict(id=len(rows) + 1, book_id=b + 1, store_id=store + 1, sold_on=date.fromisoformat(sold_on),
+                         quantity=quantity, unit_price=Decimal(unit_price)))  # fmt: skip
     return rows
 
 
 def reviews() -> list[dict]:
-    reviewed = [i for i in range(len(BOOKS)) if i not in UNREVIEWED]
+    reviewed = [i for i in range(N_BASE_BOOKS) if i not in UNREVIEWED]
     rows = []
     for j in range(N_REVIEWS):
         b = reviewed[(j * 11 + 5) % len(reviewed)]
@@ -231,4 +293,7 @@ def reviews() -> list[dict]:
             rating=1 + (j * 7 + j // 3) % 5, verified=j % 4 != 0,
             created=published + timedelta(days=20 + (j * 53) % 900),
         ))  # fmt: skip
+    for b, reviewer, rating, verified, created in EXTRA_REVIEWS:
+        rows.append(dict(id=len(rows) + 1, book_id=b + 1, reviewer=reviewer, rating=rating, verified=verified,
+                         created=date.fromisoformat(created)))  # fmt: skip
     return rows

@@ -3,6 +3,18 @@
 Every blocking engine call runs in this backend's own thread pool, so the event loop
 never waits on Docker. Requests travel over one attach stream kept open to the
 in-container agent (channel.py) instead of a `docker exec` per call.
+
+Budget: every container holds a slot of the host's container budget (budget.py) from
+before it is created until it is removed, whatever its role (rollout, pool, grader).
+
+Lifetime (spec.py): a container is attached before it starts and ends when that stream
+closes; the first container also starts the reaper (reaper.py), which removes what is
+left if this process dies. `teardown` (atexit, the env's SIGTERM handler) closes every
+stream first, which alone ends every agent, then removes the containers in parallel.
+
+A lost agent is diagnosed (diagnose.py) from the engine's events (events.py) and the
+container's cgroup (cgroup.py): `SandboxEndedFromInside` when the container's own
+processes did it, a plain `SandboxError` otherwise.
 """
 
 from __future__ import annotations
@@ -10,28 +22,49 @@ from __future__ import annotations
 import asyncio
 import atexit
 import logging
+import os
+import threading
+import time
 import uuid
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import docker.errors
 
-from sandbox_env.constants import ENGINE_MESSAGE_CHARS, READY_TIMEOUT, SHORT_ID, short
+from sandbox_env.constants import ENGINE_MESSAGE_CHARS, READY_TIMEOUT, SANDBOX_USER, SHORT_ID, short
+from sandbox_env.sandbox.budget import SandboxBudget, Slot, default_max_sandboxes
+from sandbox_env.sandbox.docker import cgroup, reaper
 from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
+from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.docker.engine import docker_client
+from sandbox_env.sandbox.docker.events import ContainerEvents
+from sandbox_env.sandbox.docker.hardening import engine_grants_sys_resource
 from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
+from sandbox_env.sandbox.runs import current_run_id, hold_run
 from sandbox_env.sandbox.types import Limits, SandboxError
+from sandbox_env.sandbox.usage import Usage, UsagePoint, between
 
 logger = logging.getLogger("websandbox.sandbox")
+
+
+SAMPLE_PERIOD = 0.5  # seconds between cgroup readings of a sandbox while a call to it runs
+EVIDENCE_WINDOW = 2.0  # seconds before a lost agent over which its sandbox is judged
 
 
 @dataclass
 class _Record:
     container: Any
     channel: AgentChannel
+    slot: Slot | None
+    cgroup: cgroup.CgroupPaths | None = None
+    removing: bool = False
+    agent_user: str | None = None  # the user the agent runs as (the container's)
+    busy: int = 0  # calls in flight
+    recent: deque = field(default_factory=lambda: deque(maxlen=16))  # UsagePoints taken while busy
 
 
 def _engine_message(exc: Exception) -> str:
@@ -39,17 +72,30 @@ def _engine_message(exc: Exception) -> str:
     return text.splitlines()[0][:ENGINE_MESSAGE_CHARS] if text else type(exc).__name__
 
 
+def _protocol_broken(exc: ChannelError) -> bool:
+    """The stream carried something the agent never writes (not a transport failure)."""
+    return isinstance(exc.__cause__, ValueError) or "broke the protocol" in str(exc)
+
+
 class DockerBackend(SandboxBackend):
     """One container a sandbox, its agent as the main process, spoken to over its attach stream."""
 
-    def __init__(self, limits: Limits | None = None, max_workers: int = 64) -> None:
+    def __init__(self, limits: Limits | None = None, max_workers: int = 64, max_sandboxes: int | None = None,
+                 budget: SandboxBudget | None = None) -> None:  # fmt: skip
         super().__init__(limits)
         self._closed = False
         self.client_id = uuid.uuid4().hex[:SHORT_ID]
+        self.run_id = current_run_id()
+        hold_run(self.run_id)
+        self.budget = budget or SandboxBudget(max_sandboxes or default_max_sandboxes(memory_mb=self.limits.memory_mb))
         self._docker = docker_client()
         self._api = self._docker.api
         self._threads = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="websandbox-docker")
         self._records: dict[str, _Record] = {}
+        self._events = ContainerEvents(self._api, f"{LABEL_CLIENT}={self.client_id}")
+        self._reaper_started = False
+        self._lock = threading.Lock()
+        self._sampler = threading.Thread(target=self._sample_busy, name="websandbox-usage", daemon=True)
         atexit.register(self.teardown)
 
     async def _in_thread(self, fn, *args):
@@ -67,13 +113,17 @@ class DockerBackend(SandboxBackend):
 
     # -- the interface ------------------------------------------------------------------------
     async def create(self, image: str, *, role: str = "rollout") -> str:
-        sid = await self._in_thread(self._create, image, role)
+        if self._closed:
+            raise SandboxError("this sandbox backend was torn down; create a new one")
+        slot = await self.budget.acquire(spare=role == "pool")
+        future = asyncio.get_running_loop().run_in_executor(self._threads, self._start_ready, image, role, slot)
         try:
-            await self._in_thread(self._wait_ready, sid)
-        except BaseException:
-            await self.delete(sid)
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:  # the container may still come up: remove it when it does
+            future.add_done_callback(
+                lambda f: None if f.cancelled() or f.exception() is not None else self.delete_later(f.result())
+            )
             raise
-        return sid
 
     async def call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         return await self._in_thread(self._call, sandbox_id, request, timeout)
@@ -87,28 +137,73 @@ class DockerBackend(SandboxBackend):
     def teardown(self) -> None:
         """Remove every container this backend made, tracked or not (also from atexit/SIGTERM).
 
-        After teardown the backend creates nothing more, so a pool refill racing the
-        shutdown cannot leave a container behind.
+        Closing the streams first ends every agent at once (and with it its container,
+        which removes itself); the removals then run in parallel, so a SIGTERM'd worker
+        gets through them well within the grace its parent gives it. After teardown the
+        backend creates nothing more, so a pool refill racing the shutdown cannot leave a
+        container behind.
         """
         self._closed = True
-        for sid in list(self._records):
-            try:
-                self._delete(sid)
-            except Exception:  # noqa: BLE001 - keep removing the rest
-                pass
+        records = list(self._records.items())
+        for _, rec in records:
+            rec.removing = True
+            rec.channel.close()
+        ids = [sid for sid, _ in records]
         try:
-            leftovers = self._api.containers(all=True, filters={"label": f"{LABEL_CLIENT}={self.client_id}"})
-            for c in leftovers:
-                self._api.remove_container(c["Id"], force=True, v=True)
+            ids += [c["Id"] for c in self._api.containers(all=True, filters={"label": f"{LABEL_CLIENT}={self.client_id}"})
+                    if c["Id"] not in ids]  # fmt: skip
         except Exception:  # noqa: BLE001 - the engine may already be gone at exit
             pass
+        if ids:
+            with ThreadPoolExecutor(max_workers=min(16, len(ids))) as pool:
+                list(pool.map(self._delete_quietly, ids))
+        self._events.stop()
+
+    def usage_point(self, sandbox_id: str) -> UsagePoint | None:
+        rec = self._records.get(sandbox_id)
+        if rec is None:
+            return None
+        if rec.cgroup is None:
+            rec.cgroup = cgroup.find(sandbox_id)
+        return cgroup.sample(rec.cgroup)
 
     # -- blocking engine work, run in the thread pool --------------------------------------------
-    def _create(self, image: str, role: str) -> str:
+    def _start_ready(self, image: str, role: str, slot: Slot) -> str:
+        """Create, attach, start and ping one container; on any failure nothing is left and the slot is free."""
+        try:
+            sid = self._create(image, role, slot)
+        except BaseException:
+            self.budget.release(slot)
+            raise
+        try:
+            self._wait_ready(sid)
+            if self._closed:
+                raise SandboxError("this sandbox backend was torn down while the sandbox started")
+        except BaseException:
+            self._delete_quietly(sid)
+            raise
+        return sid
+
+    def _ensure_watchers(self) -> None:
+        with self._lock:
+            if self._reaper_started:
+                return
+            self._reaper_started = True
+        self._events.start()
+        self._sampler.start()
+        try:
+            reaper.spawn(os.getpid(), f"{LABEL_CLIENT}={self.client_id}")
+        except Exception as exc:  # noqa: BLE001 - teardown, stdin_once and gc still remove containers
+            logger.warning("could not start the container reaper: %s", exc)
+
+    def _create(self, image: str, role: str, slot: Slot) -> str:
         if self._closed:
             raise SandboxError("this sandbox backend was torn down; create a new one")
-        spec = container_spec(image, self.limits, labels_for(self.client_id, role), role)
+        self._ensure_watchers()
         try:
+            oom = engine_grants_sys_resource(self._docker, image)
+            labels = labels_for(self.client_id, role, self.run_id)
+            spec = container_spec(image, self.limits, labels, role, oom_protection=oom)
             container = self._docker.containers.create(**spec)
         except docker.errors.ImageNotFound as exc:
             raise SandboxError(
@@ -117,10 +212,12 @@ class DockerBackend(SandboxBackend):
             ) from exc
         except docker.errors.APIError as exc:
             raise SandboxError(f"cannot create a container from {image!r}: {_engine_message(exc)}") from exc
-        self._records[container.id] = _Record(container, AgentChannel(self._api, container.id))
+        rec = _Record(container, AgentChannel(self._api, container.id), slot, agent_user=spec.get("user"))
+        self._records[container.id] = rec
         try:
+            rec.channel.open()  # attached before it starts: its stdin closes when this stream does
             container.start()
-        except docker.errors.APIError as exc:
+        except (docker.errors.APIError, ChannelError) as exc:
             self._delete(container.id)
             raise SandboxError(f"cannot start a container from {image!r}: {_engine_message(exc)}") from exc
         return container.id
@@ -132,32 +229,60 @@ class DockerBackend(SandboxBackend):
         except (ChannelError, docker.errors.APIError) as exc:
             raise SandboxError(f"sandbox {short(sandbox_id)} did not become ready: {exc}") from exc
 
+    def _sample_busy(self) -> None:
+        """While a call runs, read its sandbox's cgroup now and then: evidence taken before any failure."""
+        while not self._closed:
+            for sid, rec in list(self._records.items()):
+                if rec.busy:
+                    point = self.usage_point(sid)
+                    if point is not None:
+                        rec.recent.append(point)
+            time.sleep(SAMPLE_PERIOD)
+
     def _call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         rec = self._record(sandbox_id)
+        rec.busy += 1
         try:
             reply = rec.channel.call(request, timeout=timeout)
         except ChannelError as exc:
-            state = self._container_state(rec)
-            raise SandboxError(f"sandbox {short(sandbox_id)} ({state}): {exc}") from exc
+            raise self._diagnose(sandbox_id, rec, exc) from exc
+        finally:
+            rec.busy -= 1
         if "error" in reply:
             raise SandboxError(f"sandbox {short(sandbox_id)}: {reply['error']}")
         return reply
 
-    def _container_state(self, rec: _Record) -> str:
-        try:
-            rec.container.reload()
-            st = rec.container.attrs["State"]
-            if st.get("OOMKilled"):
-                return "container was killed for running out of memory"
-            return f"container {st.get('Status', 'unknown')}"
-        except docker.errors.NotFound:
-            return "container no longer exists"
-        except docker.errors.APIError as exc:
-            return f"engine error: {_engine_message(exc)}"
+    def _diagnose(self, sandbox_id: str, rec: _Record, exc: ChannelError) -> SandboxError:
+        def running() -> bool | None:
+            try:
+                rec.container.reload()
+            except docker.errors.NotFound:
+                return None
+            except docker.errors.APIError:
+                return True  # cannot tell: judge by the cgroup
+            return rec.container.attrs["State"].get("Running", False)
+
+        def measure() -> Usage | None:
+            points = list(rec.recent)
+            now = self.usage_point(sandbox_id)  # None once the container is gone
+            if now is not None:
+                points.append(now)
+            if len(points) < 2:
+                return None
+            end = points[-1]
+            start = next((p for p in reversed(points[:-1]) if p.at <= end.at - EVIDENCE_WINDOW), points[0])
+            return between(start, end, self.limits.cpus, cumulative_limits=True)
+
+        text = str(exc)
+        closed = "closed" in text or "broke" in text
+        return diagnose(sandbox_id, exc, events=self._events, removing=rec.removing or self._closed,
+                        stream_closed=closed, protocol_broken=_protocol_broken(exc), running=running,
+                        measure=measure, agent_reachable=rec.agent_user == SANDBOX_USER)  # fmt: skip
 
     def _delete(self, sandbox_id: str) -> None:
-        rec = self._records.pop(sandbox_id, None)
+        rec = self._records.get(sandbox_id)
         if rec is not None:
+            rec.removing = True
             rec.channel.close()
         try:
             self._api.remove_container(sandbox_id, force=True, v=True)
@@ -166,9 +291,13 @@ class DockerBackend(SandboxBackend):
         except docker.errors.APIError as exc:
             if "already in progress" not in str(exc):
                 raise
+        rec = self._records.pop(sandbox_id, None)
+        if rec is not None:
+            self.budget.release(rec.slot)
+        self._events.forget(sandbox_id)
 
     def _delete_quietly(self, sandbox_id: str) -> None:
         try:
             self._delete(sandbox_id)
-        except Exception as exc:  # noqa: BLE001 - teardown and gc remove what this misses
+        except Exception as exc:  # noqa: BLE001 - teardown, the reaper and gc remove what this misses
             logger.warning("could not remove sandbox %s: %s", short(sandbox_id), exc)

@@ -46,9 +46,18 @@
     }
   }
 
+  // the errored count with its kinds, as summary.errored_cell writes it for the terminal
+  function erroredCell(row) {
+    var kinds = Object.keys(row.error_kinds || {});
+    if (!kinds.length) return String(row.errored);
+    if (kinds.length === 1) return row.errored + " (" + kinds[0] + ")";
+    return row.errored + " (" + kinds.map(function (k) { return k + " " + row.error_kinds[k]; }).join(", ") + ")";
+  }
+
   function familyTable() {
     var t = $("families");
-    var cols = [["family", "family"], ["rollouts", "rollouts"], ["mean_reward", "mean reward"], ["perfect", "reward 1.0"],
+    var cols = [["family", "family"], ["rollouts", "rollouts"], ["mean_reward", "mean reward"],
+      ["mean_finished", "mean reward, finished"], ["perfect", "reward 1.0"],
       ["scoring_errors", "scoring errors"], ["tampered", "tampered"], ["errored", "errored"]];
     var head = el("tr", "");
     cols.forEach(function (c) { head.append(el("th", "", c[1])); });
@@ -58,7 +67,8 @@
       var tr = el("tr", row.family === "all" ? "total" : "");
       cols.forEach(function (c) {
         var v = row[c[0]];
-        var td = el("td", c[0] === "family" ? "" : "num", c[0] === "mean_reward" ? fmtReward(v) : v);
+        var text = c[0] === "mean_reward" || c[0] === "mean_finished" ? fmtReward(v) : c[0] === "errored" ? erroredCell(row) : v;
+        var td = el("td", c[0] === "family" ? "" : "num", text);
         if ((c[0] === "scoring_errors" || c[0] === "tampered" || c[0] === "errored") && v > 0) td.classList.add("bad");
         tr.append(td);
       });

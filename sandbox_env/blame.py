@@ -1,0 +1,113 @@
+"""Who is to blame for a zero: the rule, and the judgements that apply it to measured evidence.
+
+The rule (docs/architecture.md, "Blame"):
+
+1. A zero is the submission's only when the evidence shows that the submission caused it:
+   a check or test that failed, an import that raised, a crash traced to its code, a limit
+   that its own processes used up. Anything else is a harness fault: score 0.0,
+   `scoring_error` set, and `state["error"]` set to a retryable error so that trainers
+   reschedule the rollout instead of learning from it. A harness fault in grading is
+   retried once in a fresh container before it is reported (`families.grade_final`).
+2. Limits on code under test count the CPU time it consumed, not the wall clock. A
+   wall-clock backstop that is hit is the submission's only when its sandbox used its CPU
+   (at least `BUSY_SHARE` of what its CPU limit allowed over the window), hit its pids or
+   memory limit, or did not ask for more CPU than it got (it waited on itself: a sleep, a
+   deadlock, a read that never returns). Held back while it wanted to run (some task of
+   the sandbox runnable but waiting for a CPU at least `STARVED_SHARE` of the time, by
+   the kernel's pressure stall information) is starvation: a harness fault.
+   Evidence that cannot be measured (an engine on another host, no cgroup access) proves
+   nothing, so the fault is the harness's.
+3. A sandbox whose agent is lost is judged by the engine's record. It died with no one
+   outside killing or removing it (every process killed, out of memory), or junk was
+   written onto the agent's stream, or its agent fell silent while the sandbox kept its
+   CPU busy or sat at its pids or memory limit: its own processes did it. It was killed or
+   removed from outside, the engine failed, or the agent fell silent in an idle sandbox:
+   the harness.
+4. "Its own processes" are the model's in a rollout container (its tool calls and what
+   they left running) and the submission's in a grading container (the grader program is
+   bounded and trusted). During setup no model code has run yet, so every setup failure
+   is a harness fault. What the model does to its own sandbox (kill -9 -1, a fork bomb, a
+   memory bomb, junk on any descriptor) is the model's: from a tool call it gets a fresh
+   sandbox and a tool message that says what happened; in grading it is the submission's
+   0.0. Never a scoring_error.
+
+The measurements come from the backend (`SandboxBackend.usage_point`): the container's cgroup
+CPU usage, CPU pressure, and pids and memory limit events, read by the host where the code
+under test cannot touch them (docker/cgroup.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sandbox_env.sandbox.types import ExecResult, SandboxError
+from sandbox_env.sandbox.usage import Usage
+
+BUSY_SHARE = 0.5  # of cpus x wall: a sandbox that used this much was running, not starved
+STARVED_SHARE = 0.25  # share of the window in which a runnable task of the sandbox waited for a CPU
+LIMIT_WINDOW = 10.0  # a limit that was hit is judged by at most its last this many seconds
+
+
+class StarvedRun(SandboxError):
+    """A grading run hit its wall-clock backstop while its sandbox was starved of CPU (a harness fault)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    submission: bool  # True: the evidence shows the sandbox's own processes caused it
+    why: str
+
+
+def _self_inflicted(u: Usage) -> str | None:
+    if u.fork_failures:
+        return f"its processes hit the sandbox's process limit ({u.fork_failures} forks refused)"
+    if u.memory_failures:
+        return f"its processes hit the sandbox's memory limit ({u.memory_failures} times)"
+    if u.cpu is not None and u.wall > 0 and u.cpu >= BUSY_SHARE * u.cpus * u.wall:
+        return f"its processes used {u.cpu:.1f} s of CPU in {u.wall:.1f} s (limit {u.cpus:g} CPU)"
+    return None
+
+
+def judge_time_limit(usage: Usage | None) -> Verdict:
+    """Whose fault is a wall-clock backstop that was hit (rule 2)."""
+    if usage is None or usage.cpu is None:
+        return Verdict(False, "the sandbox's CPU use could not be measured, so a time limit proves nothing")
+    own = _self_inflicted(usage)
+    if own:
+        return Verdict(True, own)
+    if usage.cpu_pressure is None:
+        return Verdict(False, f"its processes used only {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s "
+                              "and whether they waited for a CPU could not be measured")  # fmt: skip
+    if usage.cpu_pressure >= STARVED_SHARE:
+        return Verdict(False, f"starved: its processes got {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s and "
+                              f"waited for a CPU {usage.cpu_pressure:.0%} of the time")  # fmt: skip
+    return Verdict(True, f"its processes waited on themselves: {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s, "
+                         f"waiting for a CPU only {usage.cpu_pressure:.0%} of the time")  # fmt: skip
+
+
+def judge_silence(usage: Usage | None) -> Verdict:
+    """Whose fault is an agent that stopped answering in a running sandbox (rule 3).
+
+    Unlike a time limit, an idle sandbox does not make silence the sandbox's: the agent
+    itself should have answered, so only a busy or limit-bound sandbox is blamed.
+    """
+    if usage is None:
+        return Verdict(False, "the sandbox's resource use could not be measured")
+    own = _self_inflicted(usage)
+    if own:
+        return Verdict(True, own)
+    load = "" if usage.cpu_pressure is None else f"; it waited for a CPU {usage.cpu_pressure:.0%} of the time"
+    cpu = "unknown" if usage.cpu is None else f"{usage.cpu:.1f} s"
+    return Verdict(False, f"the sandbox was not busy (CPU {cpu} in {usage.wall:.1f} s{load})")
+
+
+def check_time_limit(result: ExecResult, what: str, seconds: float) -> None:
+    """Before blaming the submission for a `seconds` limit that ended `result`: raise StarvedRun unless it is its own.
+
+    The evidence is what the sandbox did in the last `seconds` of the run, at most
+    `LIMIT_WINDOW` (a limit ends the run when it is hit: what ran just before is what hung).
+    """
+    window = min(seconds, LIMIT_WINDOW)
+    verdict = judge_time_limit(result.usage.over_last(window) if result.usage is not None else None)
+    if not verdict.submission:
+        raise StarvedRun(f"{what} hit its time limit, but not by the submission's doing: {verdict.why}")

@@ -1,0 +1,146 @@
+"""The main job on the v1 stack: the real v1 `vf-eval websandbox` against a scripted policy.
+
+Mirrors `websandbox eval` on the classic stack. The run is described by a TOML
+config (`vf-eval websandbox @ config.toml`) so that list-valued filters and task
+knobs reach the taskset exactly; it saves to
+`environments/websandbox/outputs/v1/<run name>/` (`traces.jsonl`, `configs/`,
+`logs/`), which v1's own reader (`verifiers.v1.utils.trace_store.read_episodes`)
+loads. `--no-push`: nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+OUTPUT_DIR = REPO_ROOT / "environments" / "websandbox" / "outputs" / "v1"
+TASKSET_FILTERS = ("family", "difficulty", "category", "task_ids")
+POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
+
+
+def eval_config(model: str, base_url: str, run_name: str, concurrency: int, num_examples: int, rollouts: int,
+                env_args: dict[str, Any] | None = None, agent: dict[str, Any] | None = None,
+                train_tokenizer: Path | None = None) -> dict[str, Any]:  # fmt: skip
+    """The v1 EvalConfig as data: `env_args` holds taskset filters and task knobs by their classic names,
+    `agent` overrides of the agent seat (v1's `--env.agent.*`: max_turns, max_total_tokens, ...).
+
+    With `train_tokenizer` the run uses v1's training client (`--client.type train`, as prime-rl
+    does): prompts are rendered to token ids with that tokenizer's chat template and sent to the
+    engine's `/inference/v1/generate`, so every turn carries token ids and logprobs.
+    """
+    args = dict(env_args or {})
+    taskset: dict[str, Any] = {"id": "websandbox"}
+    for key in TASKSET_FILTERS:
+        if args.get(key) is not None:
+            taskset[key] = args.pop(key)
+    if args:
+        taskset["task"] = args
+    config: dict[str, Any] = {
+        "env": {"taskset": taskset, **({"agent": agent} if agent else {})},
+        "model": model,
+        "client": {"type": "eval", "base_url": base_url, "api_key_var": POLICY_KEY_VAR}
+        if train_tokenizer is None
+        else {"type": "train", "base_url": base_url, "api_key_var": POLICY_KEY_VAR,
+              "renderer": {"name": "default", "tool_parser": "qwen3"}, "renderer_model_name": str(train_tokenizer)},
+        "run": {"name": run_name},
+        "output_dir": str(OUTPUT_DIR),
+        "num_rollouts": rollouts,
+        "max_concurrent": concurrency,
+        "push": False,
+    }
+    if num_examples >= 0:
+        config["select"] = {"limit": num_examples}
+    return config
+
+
+def run_vf_eval(config: dict[str, Any], log_file: Path | None = None) -> tuple[int, Path]:
+    """Run v1's `vf-eval` on the config; returns (exit code, run directory)."""
+    import tomli_w
+
+    from sandbox_env.supervise import Supervised
+
+    run_dir = Path(config["output_dir"]) / config["run"]["name"]
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    config_file = run_dir.parent / f".{config['run']['name']}.toml"
+    config_file.write_text(tomli_w.dumps(config))
+    vf_eval = str(Path(sys.executable).with_name("vf-eval"))
+    cmd = [vf_eval, "@", str(config_file), "--no-rich"]
+    env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # uv for the harness
+    print("$ " + " ".join(cmd), flush=True)
+    out = open(log_file, "w") if log_file else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    try:
+        # stdout carries every trace as JSON (the run's own file has them); logs go to stderr.
+        # Supervised: signals reach vf-eval's whole group, which never outlives this process.
+        code = Supervised(cmd, cwd=REPO_ROOT, env=env, stdout=out).run()
+    finally:
+        if log_file:
+            out.close()
+        config_file.unlink(missing_ok=True)
+    return code, run_dir
+
+
+def load_run(run_dir: Path) -> list[Any]:
+    """The saved episodes, read with v1's own reader (no websandbox import needed to read them)."""
+    import verifiers.v1 as vf
+    from verifiers.v1.utils.trace_store import read_episodes
+
+    return read_episodes(run_dir, vf.Trace[vf.WireTaskData])
+
+
+def family_table_v1(run_dir: Path) -> list[dict]:
+    """Per-family rows from a saved run: rollouts, mean reward, reward 1.0, scoring errors, tampered, errors."""
+    rows: dict[str, dict] = {}
+    for episode in load_run(run_dir):
+        for trace in episode.traces:
+            fam = (trace.task.data.model_extra or {}).get("family", "?")
+            r = rows.setdefault(fam, {"family": fam, "rollouts": 0, "reward": 0.0, "perfect": 0,
+                                      "scoring_error": 0, "tampered": 0, "errors": 0})  # fmt: skip
+            r["rollouts"] += 1
+            r["reward"] += trace.reward
+            r["perfect"] += trace.reward == 1.0
+            r["scoring_error"] += bool(trace.metrics.get("scoring_error"))
+            r["tampered"] += bool(trace.metrics.get("tampered"))
+            r["errors"] += not trace.ok
+    for r in rows.values():
+        r["reward"] = r["reward"] / max(r["rollouts"], 1)
+    return sorted(rows.values(), key=lambda r: r["family"])
+
+
+def run_eval_v1(policy: str = "reference", script: Path | None = None, concurrency: int = 4, num_examples: int = -1,
+                rollouts: int = 1, env_args: dict | None = None, agent: dict | None = None,
+                train_tokenizer: Path | None = None) -> tuple[int, Path]:  # fmt: skip
+    """Serve the policy on loopback and run v1's vf-eval against it; returns (exit code, run dir).
+
+    `train_tokenizer` (policy/chat_tokenizer.py): the training client and the engine endpoint.
+    """
+    from sandbox_env.image import ensure_image
+    from sandbox_env.policy.launch import start_policy_server
+
+    ensure_image()
+    server, url = start_policy_server(policy, script, "127.0.0.1", 0, tokenizer_dir=train_tokenizer)
+    model = "script" if script else policy
+    name = f"websandbox--{model}--{uuid.uuid4().hex[:8]}"
+    try:
+        config = eval_config(model, url, name, concurrency, num_examples, rollouts, env_args, agent, train_tokenizer)
+        return run_vf_eval(config)
+    finally:
+        server.should_exit = True
+
+
+def print_table_v1(rows: list[dict], title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for col in ("family", "rollouts", "mean reward", "reward 1.0", "scoring errors", "tampered", "errored"):
+        table.add_column(col, justify="left" if col == "family" else "right")
+    for r in rows:
+        table.add_row(r["family"], str(r["rollouts"]), f"{r['reward']:.3f}", str(r["perfect"]),
+                      str(r["scoring_error"]), str(r["tampered"]), str(r["errors"]))  # fmt: skip
+    Console(width=200).print(table)

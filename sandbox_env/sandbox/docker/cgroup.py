@@ -1,0 +1,109 @@
+"""What a container consumed, read by the host from its cgroup files (the evidence of blame.py).
+
+The code in a container cannot touch these files: they are the kernel's accounting of the
+container's processes, read on the host. Read per container, by container id:
+
+| figure | cgroup v2 (or the unified tree of a hybrid host) | cgroup v1 |
+| --- | --- | --- |
+| CPU time | `cpu.stat` usage_usec | `cpuacct/cpuacct.usage` |
+| CPU pressure | `cpu.pressure` some total (runnable, waiting for a CPU) | the host's `/proc/pressure/cpu` |
+| forks refused | `pids.events` max | `pids/pids.events` max |
+| OOM kills | `memory.events` oom_kill | `memory/memory.oom_control` oom_kill |
+
+A container's directory is `docker/<id>` (cgroupfs driver) or `system.slice/docker-<id>.scope`
+(systemd driver) under each hierarchy. Where none is found (an engine on another host, a
+cgroup namespace that hides the host's tree), `sample` returns None and blame.py treats
+the evidence as missing, which never counts against the submission.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandbox_env.sandbox.usage import UsagePoint
+
+ROOT = Path("/sys/fs/cgroup")
+HOST_PRESSURE = Path("/proc/pressure/cpu")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except OSError:
+        return None
+
+
+def _field(text: str | None, key: str) -> int | None:
+    """The integer after `key` in a flat-keyed cgroup file ("key value" lines, or PSI's "some ... total=N")."""
+    if text is None:
+        return None
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0] == key and len(parts) == 2 and parts[1].isdigit():
+            return int(parts[1])
+        if parts[0] == "some" and key == "some_total":
+            for p in parts[1:]:
+                if p.startswith("total="):
+                    return int(p[6:])
+    return None
+
+
+def _leaf(parent: Path, cid: str) -> Path | None:
+    for d in (parent / "docker" / cid, parent / "system.slice" / f"docker-{cid}.scope"):
+        if d.is_dir():
+            return d
+    return None
+
+
+@dataclass(frozen=True)
+class CgroupPaths:
+    unified: Path | None  # the v2 directory (pure v2, or the unified tree of a hybrid host)
+    cpuacct: Path | None
+    pids: Path | None
+    memory: Path | None
+
+    @property
+    def found(self) -> bool:
+        return any((self.unified, self.cpuacct, self.pids, self.memory))
+
+
+def find(cid: str, root: Path = ROOT) -> CgroupPaths:
+    """The cgroup directories of container `cid` on this host (fields are None where missing)."""
+    unified = _leaf(root / "unified", cid) if (root / "unified").is_dir() else None
+    if unified is None and (root / "cgroup.controllers").exists():
+        unified = _leaf(root, cid)
+    v1 = {}
+    for name, dirs in (("cpuacct", ("cpuacct", "cpu,cpuacct")), ("pids", ("pids",)), ("memory", ("memory",))):
+        v1[name] = next((leaf for d in dirs if (leaf := _leaf(root / d, cid)) is not None), None)
+    return CgroupPaths(unified, v1["cpuacct"], v1["pids"], v1["memory"])
+
+
+def sample(paths: CgroupPaths) -> UsagePoint | None:
+    """Cumulative counters of one container now, or None when its cgroup cannot be read."""
+    if not paths.found:
+        return None
+    u = paths.unified
+    cpu_us = _field(_read(u / "cpu.stat"), "usage_usec") if u else None
+    cpu_ns = cpu_us * 1000 if cpu_us is not None else None
+    if cpu_ns is None and paths.cpuacct:
+        text = _read(paths.cpuacct / "cpuacct.usage")
+        cpu_ns = int(text) if text and text.strip().isdigit() else None
+    stall_us = _field(_read(u / "cpu.pressure"), "some_total") if u else None
+    if stall_us is None:
+        stall_us = _field(_read(HOST_PRESSURE), "some_total")
+    forks = _field(_read(paths.pids / "pids.events"), "max") if paths.pids else None
+    if forks is None and u:
+        forks = _field(_read(u / "pids.events"), "max")
+    ooms = _field(_read(paths.memory / "memory.oom_control"), "oom_kill") if paths.memory else None
+    if ooms is None and u:
+        ooms = _field(_read(u / "memory.events"), "oom_kill")
+    if cpu_ns is None and forks is None and ooms is None:
+        return None
+    return UsagePoint(
+        at=time.monotonic(), cpu=None if cpu_ns is None else cpu_ns / 1e9,
+        stall=None if stall_us is None else stall_us / 1e6, fork_failures=forks, oom_kills=ooms,
+    )  # fmt: skip

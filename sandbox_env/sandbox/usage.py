@@ -1,0 +1,89 @@
+"""What a sandbox consumed, as the host measured it: the evidence that blame.py judges.
+
+A backend that can measure gives `UsagePoint`s: cumulative counters of one sandbox at one
+moment. Two points make a `Usage` over the window between them; a `UsageTrace` keeps the
+points taken during a run (a grading run samples every `TRACE_PERIOD` seconds), so that a
+limit hit at the end of the run is judged by what happened just before it
+(`over_last`), not by the whole run: a run whose start was starved but which then slept
+in the submission's code is the submission's, and the reverse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+TRACE_PERIOD = 0.25  # seconds between the points of a grading run's trace
+
+
+@dataclass
+class Usage:
+    """What a sandbox consumed over a window of time (None: not measurable).
+
+    `cpu` is CPU-seconds the sandbox's processes used; `cpus` the CPU limit it had;
+    `cpu_pressure` the share of the window in which some task of the sandbox was runnable
+    but waiting for a CPU (its cgroup's PSI `some`; where the kernel keeps none per
+    cgroup, the host's); `fork_failures` and `memory_failures` how often its pids limit
+    refused a fork and its memory limit killed a process.
+    """
+
+    wall: float
+    cpus: float
+    cpu: float | None = None
+    cpu_pressure: float | None = None
+    fork_failures: int | None = None
+    memory_failures: int | None = None
+
+
+@dataclass(frozen=True)
+class UsagePoint:
+    """Cumulative counters of one sandbox at one moment (time.monotonic())."""
+
+    at: float
+    cpu: float | None  # CPU-seconds since the sandbox started
+    stall: float | None  # seconds in which a task waited for a CPU (the sandbox's own, or the host's)
+    fork_failures: int | None
+    oom_kills: int | None
+
+
+def between(a: UsagePoint | None, b: UsagePoint | None, cpus: float, *, cumulative_limits: bool = False) -> Usage | None:
+    """What the sandbox used from point `a` to point `b` (limit events since its start when cumulative_limits)."""
+    if a is None or b is None:
+        return None
+    wall = max(b.at - a.at, 1e-6)
+
+    def delta(x, y):
+        return None if x is None or y is None else max(0, y - x)
+
+    stall = delta(a.stall, b.stall)
+    return Usage(
+        wall=wall, cpus=cpus, cpu=delta(a.cpu, b.cpu),
+        cpu_pressure=None if stall is None else min(1.0, stall / wall),
+        fork_failures=b.fork_failures if cumulative_limits else delta(a.fork_failures, b.fork_failures),
+        memory_failures=b.oom_kills if cumulative_limits else delta(a.oom_kills, b.oom_kills),
+    )  # fmt: skip
+
+
+@dataclass
+class UsageTrace:
+    """Points taken during one run, oldest first."""
+
+    cpus: float
+    points: list[UsagePoint] = field(default_factory=list)
+
+    def add(self, point: UsagePoint | None) -> None:
+        if point is not None:
+            self.points.append(point)
+
+    def whole(self) -> Usage | None:
+        return between(self.points[0], self.points[-1], self.cpus) if len(self.points) >= 2 else None
+
+    def over_last(self, seconds: float) -> Usage | None:
+        """Usage over the last `seconds` of the trace (from the latest point at or before that time)."""
+        if len(self.points) < 2:
+            return None
+        end = self.points[-1]
+        start = self.points[0]
+        for p in self.points[:-1]:
+            if p.at <= end.at - seconds:
+                start = p
+        return between(start, end, self.cpus)

@@ -1,0 +1,38 @@
+"""Text that can always be sent to a model: valid Unicode, no lone surrogates.
+
+Output comes from code the model controls. JSON can carry a lone surrogate
+(`"\\udcff"`), a process can print invalid bytes, and either one makes the next
+request to the model fail to encode ("surrogates not allowed"). Everything that
+reaches a tool result, an error message or a graded value is passed through here:
+unencodable code points become U+FFFD, valid text is returned unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def valid_text(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD (unchanged when already valid)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        # through UTF-16: a surrogate pair split in two code points joins again, a lone one becomes U+FFFD
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def decode_output(data: bytes) -> str:
+    """Bytes a program wrote, as text: invalid UTF-8 becomes U+FFFD."""
+    return data.decode("utf-8", "replace")
+
+
+def valid_json_text(value: Any) -> Any:
+    """A parsed JSON value with `valid_text` applied to every string in it, keys included."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, list):
+        return [valid_json_text(v) for v in value]
+    if isinstance(value, dict):
+        return {valid_text(k): valid_json_text(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,30 @@
+"""The v1 front door (verifiers 0.4.x): the websandbox taskset, its toolset and env.
+
+Importing this package needs verifiers 0.4.x; the classic front door is
+`sandbox_env.env` (verifiers 0.3.x). Both drive the same families, graders and
+Docker backend; `adapter.py` is the only module here that touches them.
+"""
+
+from sandbox_env.v1.taskset import (
+    WebSandboxData,
+    WebSandboxEnv,
+    WebSandboxEnvConfig,
+    WebSandboxTask,
+    WebSandboxTaskConfig,
+    WebSandboxTaskset,
+    WebSandboxTasksetConfig,
+)
+from sandbox_env.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
+
+__all__ = [
+    "WebSandboxData",
+    "WebSandboxEnv",
+    "WebSandboxEnvConfig",
+    "WebSandboxState",
+    "WebSandboxTask",
+    "WebSandboxTaskConfig",
+    "WebSandboxTaskset",
+    "WebSandboxTasksetConfig",
+    "WebSandboxToolset",
+    "WebSandboxToolsetConfig",
+]

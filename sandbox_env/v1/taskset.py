@@ -1,0 +1,244 @@
+"""The v1 front door: a `vf.Taskset` over the shipped task rows (verifiers 0.4.x).
+
+What prime-rl loads with `vf.load_taskset` and what `vf-eval websandbox` (v1) runs.
+The same rows, families, graders and Docker backend as the classic
+`load_environment`; only the front door differs.
+
+Decisions:
+- Tasks run on websandbox's own Docker backend, not on one of v1's runtimes:
+  `setup` leases a hardened container (adapter.py), `finalize` takes the final
+  state out and grades it in fresh containers. v1's runtime only hosts the
+  harness's chat loop, which is why the env defaults the agent to the `null`
+  harness (MCP tools only) on the `subprocess` runtime, and refuses a harness
+  that would hand the model a shell on the host.
+- The wire task data carries the task's id and metadata and the prompt, not the
+  answer key: the host-only grading data is looked up from the installed
+  package's rows by id (and a prompt that does not match is refused), so traces
+  and orchestrator requests never carry expectations or hidden tests.
+- Reward `score` (weight 1) is the grade's score; the weight-0 metrics are the
+  classic ones (`METRIC_NAMES`) plus `sandbox_command_execution_time`
+  (mean seconds a tool call took).
+- A harness fault (no container, a container that died, a final state that
+  cannot be read, a grader that sent no report) still records reward 0 and
+  `scoring_error` = 1, and then raises `vf.SandboxError`: the trace ends with
+  `ok = False` and an error, which prime-rl reschedules rather than training
+  on. A fault during a tool call also stops the rollout before the next turn.
+- The classic `max_turns` default (5 for `orm`, 20 otherwise) is a task `@stop`;
+  v1's own `--env.agent.max-turns` and token caps apply on top.
+- Every lease is released: by `finalize`, or, when the rollout failed before
+  it, by the env's `run()`; `stop()` removes whatever the process still holds.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import statistics
+from collections.abc import Iterator
+
+import verifiers.v1 as vf
+from pydantic import Field
+
+from sandbox_env.constants import DEFAULTS
+from sandbox_env.dataset import load_rows, select_rows
+from sandbox_env.families.base import TaskRow
+from sandbox_env.metrics import metric_values
+from sandbox_env.system_prompt import SYSTEM_PROMPT
+from sandbox_env.v1.adapter import Lease, LeaseError, SandboxSettings, backend_for, close_backends
+from sandbox_env.v1.bridge import bridge, stop_bridge
+from sandbox_env.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
+
+DEFAULT_MAX_TURNS = {"orm": 5}
+FALLBACK_MAX_TURNS = 20
+
+# rollout (trace id) -> its lease, in this env worker; and what one episode opened:
+# (trace id, bridge token, lease), so that its end can close what a failed rollout left open
+_leases: dict[str, Lease] = {}
+_Opened = tuple[str, str, Lease]
+_episode_leases: contextvars.ContextVar[list[_Opened] | None] = contextvars.ContextVar("websandbox_leases", default=None)
+
+
+@functools.cache
+def _rows_by_id() -> dict[str, dict]:
+    return {r["info"]["task_id"]: r for r in load_rows()}
+
+
+def task_row(task_id: str, prompt: str | None = None) -> TaskRow:
+    """The installed package's task, checked against the prompt the request carries."""
+    try:
+        row = _rows_by_id()[task_id]
+    except KeyError:
+        raise ValueError(f"unknown task id {task_id!r}: the installed websandbox has no such task") from None
+    if prompt is not None and prompt.strip() != row["question"].strip():
+        raise ValueError(f"task {task_id!r}: the prompt differs from the installed websandbox's; install the same version "
+                         "on the orchestrator and the env server")  # fmt: skip
+    return TaskRow.from_info(row["info"])
+
+
+class WebSandboxData(vf.TaskData):
+    task_id: str
+    family: str
+    difficulty: str
+    category: str
+
+
+class WebSandboxTaskConfig(vf.TaskConfig):
+    """The sandbox, grading and tool knobs; the classic `load_environment` arguments of the same names."""
+
+    image: str | None = None
+    """Runtime image; None = the image for the installed sources (built when missing and build_image)."""
+    build_image: bool = True
+    cpus: float = DEFAULTS.cpus
+    memory_mb: int = DEFAULTS.memory_mb
+    pids_limit: int = DEFAULTS.pids_limit
+    workspace_mb: int = DEFAULTS.workspace_mb
+    tmp_mb: int = DEFAULTS.tmp_mb
+    network: bool = DEFAULTS.network
+    pool_size: int | None = None
+    """Ready sandboxes kept started per env worker (None = two per core, 0 = start one per rollout)."""
+    timeout_seconds: float = DEFAULTS.timeout_seconds
+    """Limit of one grading run."""
+    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
+    output_cap: int = DEFAULTS.output_cap
+    max_turns: int | None = None
+    """Tool-calling turns per rollout; None = 5 for orm, 20 otherwise."""
+    rewards: dict[str, vf.RewardFunctionConfig] = Field(
+        default_factory=lambda: {"score": vf.RewardFunctionConfig(fn="sandbox_env.v1.taskset:grade_score", weight=1.0)}
+    )
+
+    def settings(self) -> SandboxSettings:
+        return SandboxSettings(
+            image=self.image, build_image=self.build_image, cpus=self.cpus, memory_mb=self.memory_mb,
+            pids_limit=self.pids_limit, workspace_mb=self.workspace_mb, tmp_mb=self.tmp_mb, network=self.network,
+            pool_size=self.pool_size, grading_timeout_seconds=self.timeout_seconds,
+            timeout_per_command_seconds=self.timeout_per_command_seconds, output_cap=self.output_cap,
+        )  # fmt: skip
+
+
+async def grade_score(trace: vf.Trace) -> float:
+    """The reward: what grading made of the final state (0.0 when grading never happened)."""
+    return float((trace.state.grade or {}).get("score", 0.0))
+
+
+class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConfig]):
+    @property
+    def key(self) -> str:
+        return self.data.task_id
+
+    async def setup(self, trace: vf.Trace) -> None:
+        row = task_row(self.data.task_id, self.data.prompt_text)
+        backend = await backend_for(self.config.settings())
+        try:
+            lease = await backend.open(row)
+        except LeaseError as exc:
+            raise vf.SandboxError(str(exc)) from exc
+        _leases[trace.id] = lease
+        door = bridge()
+        token = door.grant(lease)
+        scope = _episode_leases.get()
+        if scope is not None:
+            scope.append((trace.id, token, lease))
+        trace.state.bridge_token = token
+        trace.state.bridge_url = await door.start()
+
+    async def finalize(self, trace: vf.Trace) -> None:
+        lease = _leases.pop(trace.id, None)
+        bridge().revoke(trace.state.bridge_token)
+        trace.state.bridge_url = trace.state.bridge_token = None
+        if lease is None:
+            raise vf.SandboxError("the rollout's sandbox lease is missing (setup did not complete)")
+        grade = await lease.finish()
+        trace.state.grade = grade.to_dict()
+        trace.info["grade"] = trace.state.grade  # the state is not saved with the trace; info is
+        times = lease.command_seconds
+        trace.record_metric("sandbox_command_execution_time", statistics.fmean(times) if times else 0.0)
+
+    @vf.stop
+    async def sandbox_failed(self, trace: vf.Trace) -> bool:
+        lease = _leases.get(trace.id)
+        return lease is not None and lease.fault is not None
+
+    @vf.stop
+    async def turn_budget(self, trace: vf.Trace) -> bool:
+        limit = self.config.max_turns or DEFAULT_MAX_TURNS.get(self.data.family, FALLBACK_MAX_TURNS)
+        return trace.num_turns >= limit
+
+    @vf.metric
+    async def grade_metrics(self, trace: vf.Trace) -> dict[str, float]:
+        return metric_values(trace.state.grade)
+
+    async def score(self, trace: vf.Trace, runtime: vf.Runtime | None = None) -> None:
+        await super().score(trace, runtime)
+        fault = (trace.state.grade or {}).get("scoring_error")
+        if fault:
+            raise vf.SandboxError(f"harness fault, not the model's: {fault}")
+
+
+class WebSandboxTasksetConfig(vf.TasksetConfig):
+    """Which tasks load; the classic `load_environment` filters of the same names."""
+
+    family: str | list[str] | None = None
+    difficulty: str | list[str] | None = None
+    category: str | list[str] | None = None
+    task_ids: list[str] | None = None
+    task: WebSandboxTaskConfig = WebSandboxTaskConfig()
+    tools: WebSandboxToolsetConfig = WebSandboxToolsetConfig()
+
+
+class WebSandboxTaskset(vf.Taskset[WebSandboxTask, WebSandboxTasksetConfig]):
+    @classmethod
+    def toolsets(cls, config: WebSandboxTasksetConfig) -> list[vf.Toolset]:
+        return [WebSandboxToolset(config.tools)]
+
+    def load(self) -> Iterator[WebSandboxTask]:
+        c = self.config
+        rows = select_rows(load_rows(), family=c.family, difficulty=c.difficulty, category=c.category, task_ids=c.task_ids)
+        for row in rows:
+            info = row["info"]
+            data = WebSandboxData(
+                id=info["task_id"], name=info["task_id"], prompt=row["question"], system_prompt=SYSTEM_PROMPT,
+                task_id=info["task_id"], family=info["family"], difficulty=info["difficulty"], category=info["category"],
+            )  # fmt: skip
+            yield WebSandboxTask(data, c.task)
+
+
+class WebSandboxEnvConfig(vf.SingleAgentEnvConfig):
+    agent: vf.AgentConfig = vf.AgentConfig(harness={"id": "null"}, runtime=vf.SubprocessConfig())
+    """The one seat: by default the `null` harness (a chat loop whose only tools are the
+    taskset's MCP tools) on the host as a subprocess; the sandbox is the task's own."""
+
+
+class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
+    """The single-agent env, with the sandbox leases' lifetime tied to the episode."""
+
+    def __init__(self, config: WebSandboxEnvConfig) -> None:
+        super().__init__(config)
+        _refuse_host_shell("agent", config.agent)
+
+    async def run(self, task: vf.Task, agents: vf.Agents) -> None:
+        opened: list[_Opened] = []
+        scope = _episode_leases.set(opened)
+        try:
+            await agents.agent.run(task)
+        finally:
+            _episode_leases.reset(scope)
+            for trace_id, token, lease in opened:  # no-ops when finalize already closed them
+                _leases.pop(trace_id, None)
+                bridge().revoke(token)
+                await lease.release()
+
+    async def stop(self) -> None:
+        await stop_bridge()
+        close_backends()
+
+
+def _refuse_host_shell(role: str, spec: vf.AgentConfig) -> None:
+    from verifiers.v1.utils.loaders import harness_class
+
+    harness = spec.harness.id if spec.harness is not None else "null"
+    if isinstance(spec.runtime, vf.SubprocessConfig) and harness_class(harness).EXECUTES_CODE:
+        raise ValueError(
+            f"--env.{role}.harness.id {harness}: that harness runs commands itself, and on the subprocess runtime it "
+            "would run them on this host, outside the sandbox. websandbox gives the model bash and execute_code "
+            "through its own tools: use the null harness (the default), or a container runtime for the harness."
+        )

@@ -1,0 +1,83 @@
+"""The model's two tools as a v1 `Toolset`: exactly `bash` and `execute_code`.
+
+v1 serves tools as an MCP server in a separate process. This one is
+taskset-scoped: one server per env worker, started once (importing verifiers
+there costs seconds of CPU, too much to pay per rollout); v1 hands it each
+call's rollout state through signed coordinates. The sandbox and its persistent
+Python session belong to the env worker (see bridge.py), so each call is
+forwarded there over loopback with the rollout's token, and runs with the
+classic semantics (`sandbox_env.tools`: per-call time limit, output cap, the
+same formatting of exit codes and timeouts). Tool names are advertised bare
+(`TOOL_PREFIX = None`), as in the classic env.
+
+Run as a module (`python -m sandbox_env.v1.toolset`), which is how v1 starts it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import verifiers.v1 as vf
+
+# Tool calls may legitimately take the per-call limit plus grading-free overhead;
+# the sandbox side enforces the real limit, this only bounds a hung bridge.
+BRIDGE_TIMEOUT_SECONDS = 600.0
+
+
+class WebSandboxState(vf.State):
+    """Rollout state shared between the task (env worker) and the tool server."""
+
+    bridge_url: str | None = None
+    """Loopback address of the env worker's tool bridge (wiped before the trace is saved)."""
+    bridge_token: str | None = None
+    """This rollout's bearer token for the bridge (wiped before the trace is saved)."""
+    grade: dict[str, Any] | None = None
+    """What grading made of the final state: score, reason, checks, metrics, scoring_error."""
+
+
+class WebSandboxToolsetConfig(vf.SharedToolsetConfig):
+    """Where the tool server runs (a subprocess on the host by default; it holds no sandbox)."""
+
+
+class WebSandboxToolset(vf.Toolset[WebSandboxToolsetConfig, WebSandboxState]):
+    TOOL_PREFIX = None
+
+    async def _forward(self, tool: str, args: dict[str, Any]) -> str:
+        state = self.state
+        if not state.bridge_url or not state.bridge_token:
+            return "error: this rollout has no sandbox (its setup did not complete)"
+        async with httpx.AsyncClient(timeout=BRIDGE_TIMEOUT_SECONDS) as client:
+            try:
+                resp = await client.post(f"{state.bridge_url}/call", json={"tool": tool, "args": args},
+                                         headers={"Authorization": f"Bearer {state.bridge_token}"})  # fmt: skip
+            except httpx.HTTPError as exc:
+                return f"error: the sandbox could not be reached: {exc}"
+        body = resp.json()
+        if "output" in body:
+            return body["output"]
+        if "fault" in body:
+            return f"error: the sandbox failed ({body['fault']}); the rollout ends here"
+        return f"error: {body.get('error', resp.text)}"
+
+    @vf.tool
+    async def bash(self, command: str) -> str:
+        """Run a bash command in /workspace of the sandbox and return its output and exit code.
+
+        Args:
+            command: the shell command to run (bash -c).
+        """
+        return await self._forward("bash", {"command": command})
+
+    @vf.tool
+    async def execute_code(self, code: str) -> str:
+        """Run Python code in a persistent session in the sandbox; variables are kept between calls.
+
+        Args:
+            code: Python source; prints and the value of a final expression are returned.
+        """
+        return await self._forward("execute_code", {"code": code})
+
+
+if __name__ == "__main__":
+    WebSandboxToolset.run()

@@ -1,0 +1,731 @@
+"""Mutants of a reference solution, made by editing its syntax tree: no hand list per task.
+
+Each operator looks at one node of the reference's AST and proposes small edits of it; every
+edit gives one mutant, the whole source unparsed again with that one change. Operators are
+grouped per family (ORM_OPERATORS, FASTAPI_OPERATORS, DJANGO_OPERATORS) after the kinds of
+mistake a spec states precisely and a model gets wrong: a boundary (`gt` for `gte`), a
+tiebreak, a dense rank, a status code, a validation bound, a field option, a raised error.
+
+Decisions:
+- Determinism: nodes are visited in source pre-order and operators in their listed order, so
+  the same source always gives the same mutants in the same order.
+- Names: `operator@line:col detail` (the position of the edited node in the reference, the
+  detail says what changed, e.g. `lookup@2:41 price__gte->price__gt`). A name that would repeat
+  gets `#2`, `#3`. Task sources declare equivalent mutants by these names, so a name changes
+  only when the reference itself changes.
+- Pure: this module only reads and writes source text; running mutants is sensitivity.py's job.
+- Multi-valued relations (for the filter-splitting operator) are read from the models' source
+  (`related_names_of`), not listed by hand.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+# An operator gets (node, context) and yields (detail, replacement). The replacement is a node,
+# a list of statements (replacing one statement), or REMOVE (the node leaves its list).
+REMOVE = object()
+Edit = tuple[str, object]
+Operator = Callable[[ast.AST, "Context"], Iterator[Edit]]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    operator: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """What some operators need beyond the node: the multi-valued relation names of the schema."""
+
+    multi_valued: frozenset[str] = frozenset()
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def _preorder(node: ast.AST) -> Iterator[ast.AST]:
+    yield node
+    for child in ast.iter_child_nodes(node):
+        yield from _preorder(child)
+
+
+def _call_name(node: ast.AST) -> str:
+    """`Q` for Q(...), `filter` for qs.filter(...), `CharField` for models.CharField(...)."""
+    if not isinstance(node, ast.Call):
+        return ""
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else node.attr
+    return ""
+
+
+def _const(node: ast.AST, kind: type | tuple[type, ...]) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (kind if isinstance(kind, tuple) else (kind,))
+
+
+def _with_keyword(call: ast.Call, index: int, keyword: ast.keyword | None) -> ast.Call:
+    """A copy of call with keyword `index` replaced (or removed when keyword is None)."""
+    new = copy.deepcopy(call)
+    if keyword is None:
+        del new.keywords[index]
+    else:
+        new.keywords[index] = keyword
+    return new
+
+
+def _where(node: ast.AST) -> str:
+    """line:col of a node; for a method call, of the method's name (a chain's calls all start alike)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.end_lineno is not None:
+        return f"{node.func.end_lineno}:{node.func.end_col_offset - len(node.func.attr)}"
+    return f"{getattr(node, 'lineno', 0)}:{getattr(node, 'col_offset', 0)}"
+
+
+def related_names_of(models_source: str) -> frozenset[str]:
+    """Names that traverse a multi-valued relation: many-to-many fields and every related_name."""
+    names: set[str] = set()
+    for node in _preorder(ast.parse(models_source)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            kind = _call_name(node.value)
+            if kind == "ManyToManyField":
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            if kind in ("ManyToManyField", "ForeignKey"):
+                for kw in node.value.keywords:
+                    if kw.arg == "related_name" and _const(kw.value, str):
+                        names.add(kw.value.value)
+    return frozenset(names)
+
+
+# -- ORM operators --------------------------------------------------------------------------
+
+LOOKUP_FLIPS = {"gt": "gte", "gte": "gt", "lt": "lte", "lte": "lt", "exact": "iexact", "iexact": "exact",
+                "contains": "icontains", "icontains": "contains", "startswith": "istartswith",
+                "istartswith": "startswith", "endswith": "iendswith", "iendswith": "endswith"}  # fmt: skip
+KNOWN_LOOKUPS = set(LOOKUP_FLIPS) | {"in", "range", "isnull", "year", "month", "day", "week_day", "date",
+                                    "regex", "iregex", "quarter", "hour", "minute", "second", "week", "iso_year"}  # fmt: skip
+LOOKUP_CALLS = {"filter", "exclude", "get", "Q", "When", "get_or_create", "update_or_create"}
+NOT_LOOKUPS = {"then", "default", "defaults", "output_field"}
+
+
+def op_lookup(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Flip a comparison lookup (gt<->gte, lt<->lte, exact<->iexact, contains<->icontains, ...).
+
+    An implicit exact lookup on a string (`name="x"`) becomes `name__iexact`; `isnull=True`
+    becomes `isnull=False` and back.
+    """
+    if _call_name(node) not in LOOKUP_CALLS:
+        return
+    for i, kw in enumerate(node.keywords):
+        if kw.arg is None or kw.arg in NOT_LOOKUPS:
+            continue
+        parts = kw.arg.split("__")
+        last = parts[-1]
+        if last in LOOKUP_FLIPS and len(parts) > 1:
+            new_arg = "__".join([*parts[:-1], LOOKUP_FLIPS[last]])
+            yield f"{kw.arg}->{new_arg}", _with_keyword(node, i, ast.keyword(new_arg, copy.deepcopy(kw.value)))
+        elif last == "isnull" and _const(kw.value, bool):
+            flipped = ast.keyword(kw.arg, ast.Constant(not kw.value.value))
+            yield f"{kw.arg}={kw.value.value}->{not kw.value.value}", _with_keyword(node, i, flipped)
+        elif last not in KNOWN_LOOKUPS and _const(kw.value, str):
+            new_arg = f"{kw.arg}__iexact"
+            yield f"{kw.arg}->{new_arg}", _with_keyword(node, i, ast.keyword(new_arg, copy.deepcopy(kw.value)))
+
+
+def _flip_order_key(key: ast.AST) -> ast.AST | None:
+    """'-x' <-> 'x'; F('x').desc() <-> F('x').asc(); F('x') -> F('x').desc()."""
+    if _const(key, str):
+        text = key.value
+        return ast.Constant(text[1:] if text.startswith("-") else f"-{text}")
+    if isinstance(key, ast.Call) and isinstance(key.func, ast.Attribute) and key.func.attr in ("asc", "desc"):
+        new = copy.deepcopy(key)
+        new.func.attr = "asc" if key.func.attr == "desc" else "desc"
+        return new
+    if isinstance(key, ast.Call) and _call_name(key) == "F":
+        return ast.Call(ast.Attribute(copy.deepcopy(key), "desc", ast.Load()), [], [])
+    return None
+
+
+def _order_edits(keys: list[ast.AST], rebuild: Callable[[list[ast.AST]], ast.AST]) -> Iterator[Edit]:
+    for i, key in enumerate(keys):
+        flipped = _flip_order_key(key)
+        if flipped is not None:
+            yield f"key {i + 1} {ast.unparse(key)}->{ast.unparse(flipped)}", rebuild([*keys[:i], flipped, *keys[i + 1 :]])
+    for i in range(1, len(keys)):
+        yield f"drop tiebreak {ast.unparse(keys[i])}", rebuild([*keys[:i], *keys[i + 1 :]])
+
+
+def op_order(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Flip the direction of each ordering key; drop each tiebreak key (every key after the first)."""
+    if not isinstance(node, ast.Call):
+        return
+    if _call_name(node) == "order_by" and isinstance(node.func, ast.Attribute) and not node.keywords:
+
+        def rebuild(keys: list[ast.AST]) -> ast.AST:
+            new = copy.deepcopy(node)
+            new.args = [copy.deepcopy(k) for k in keys]
+            return new
+
+        yield from _order_edits(node.args, rebuild)
+    for i, kw in enumerate(node.keywords):
+        if kw.arg != "order_by":
+            continue
+        seq = kw.value
+        if isinstance(seq, (ast.List, ast.Tuple)):
+
+            def rebuild_seq(keys: list[ast.AST], i: int = i, seq: ast.AST = seq) -> ast.AST:
+                new_seq = type(seq)([copy.deepcopy(k) for k in keys], ast.Load())
+                return _with_keyword(node, i, ast.keyword("order_by", new_seq))
+
+            yield from _order_edits(seq.elts, rebuild_seq)
+        else:
+            flipped = _flip_order_key(seq)
+            if flipped is not None:
+                yield (
+                    f"order_by {ast.unparse(seq)}->{ast.unparse(flipped)}",
+                    _with_keyword(node, i, ast.keyword("order_by", flipped)),
+                )
+
+
+def _drop_method(names: tuple[str, ...]) -> Operator:
+    def op(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names:
+            if node.func.attr == "distinct" and (node.args or node.keywords):
+                return
+            yield f"drop .{node.func.attr}()", copy.deepcopy(node.func.value)
+
+    op.__name__ = "op_drop_" + "_".join(names)
+    return op
+
+
+op_distinct = _drop_method(("distinct",))
+op_related = _drop_method(("select_related", "prefetch_related"))
+
+
+def _swap_names(group: tuple[str, ...]) -> Operator:
+    def op(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in group:
+            for other in group:
+                if other != node.func.id:
+                    new = copy.deepcopy(node)
+                    new.func.id = other
+                    yield f"{node.func.id}->{other}", new
+
+    return op
+
+
+op_rank = _swap_names(("DenseRank", "Rank", "RowNumber"))
+op_aggregate = _swap_names(("Avg", "Sum", "Max", "Min"))
+
+
+def op_count_distinct(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Count(..., distinct=True) <-> distinct=False."""
+    if _call_name(node) != "Count":
+        return
+    for i, kw in enumerate(node.keywords):
+        if kw.arg == "distinct" and _const(kw.value, bool):
+            flipped = ast.keyword("distinct", ast.Constant(not kw.value.value))
+            yield f"distinct={kw.value.value}->{not kw.value.value}", _with_keyword(node, i, flipped)
+
+
+def op_coalesce(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Coalesce(x, fallback) -> x (a field name becomes F(name))."""
+    if _call_name(node) != "Coalesce" or len(node.args) < 2:
+        return
+    first = copy.deepcopy(node.args[0])
+    if _const(first, str):
+        first = ast.Call(ast.Name("F", ast.Load()), [first], [])
+    yield f"Coalesce(...)->{ast.unparse(first)}", first
+
+
+def _is_q(node: ast.AST) -> bool:
+    if _call_name(node) == "Q" and isinstance(node.func, ast.Name):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return _is_q(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+        return _is_q(node.left) or _is_q(node.right)
+    return False
+
+
+def op_q_and_or(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """`&` <-> `|` between Q objects."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)) and _is_q(node):
+        new = copy.deepcopy(node)
+        new.op = ast.BitOr() if isinstance(node.op, ast.BitAnd) else ast.BitAnd()
+        yield "&->|" if isinstance(node.op, ast.BitAnd) else "|->&", new
+
+
+def op_filter_split(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """filter(a, b) over one multi-valued relation -> filter(a).filter(b) (a join per filter)."""
+    if _call_name(node) != "filter" or not isinstance(node.func, ast.Attribute) or node.args:
+        return
+    by_relation: dict[str, list[int]] = {}
+    for i, kw in enumerate(node.keywords):
+        if kw.arg is None:
+            continue
+        parts = kw.arg.split("__")
+        multi = [j for j, p in enumerate(parts[:-1] or parts) if p in ctx.multi_valued]
+        if multi:
+            by_relation.setdefault("__".join(parts[: multi[0] + 1]), []).append(i)
+    for relation, idx in by_relation.items():
+        if len(idx) < 2:
+            continue
+        first = idx[0]
+        inner = copy.deepcopy(node)
+        inner.keywords = [copy.deepcopy(kw) for j, kw in enumerate(node.keywords) if j != first]
+        outer = ast.Call(ast.Attribute(copy.deepcopy(node.func.value), "filter", ast.Load()),
+                         [], [copy.deepcopy(node.keywords[first])])  # fmt: skip
+        inner.func = ast.Attribute(outer, "filter", ast.Load())
+        yield f"split filter on {relation} ({node.keywords[first].arg} first)", inner
+
+
+def op_slice(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Slice bounds moved by one: [:5] -> [:4], [:6], [1:5]."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)):
+        return
+    sl = node.slice
+    for field_name in ("lower", "upper"):
+        bound = getattr(sl, field_name)
+        if bound is None:
+            if field_name == "lower" and sl.upper is not None:
+                candidates = [1]
+            else:
+                continue
+        elif _const(bound, int):
+            candidates = [v for v in (bound.value - 1, bound.value + 1) if v >= 0]
+        else:
+            continue
+        for value in candidates:
+            new = copy.deepcopy(node)
+            setattr(new.slice, field_name, ast.Constant(value))
+            yield f"{field_name} {ast.unparse(sl)}->{ast.unparse(new.slice)}", new
+
+
+# -- FastAPI operators ----------------------------------------------------------------------
+
+PARAM_CALLS = {"Query", "Path", "Body", "Field", "Header", "Cookie", "Form", "File"}
+CONSTRAINTS = {"ge", "le", "gt", "lt", "min_length", "max_length", "pattern", "regex", "multiple_of",
+               "max_digits", "decimal_places", "embed", "convert_underscores"}  # fmt: skip
+ROUTE_METHODS = {"get", "post", "put", "patch", "delete", "head", "options", "api_route", "route", "websocket"}
+
+
+def _status_of(node: ast.AST) -> int | None:
+    if _const(node, int):
+        return node.value
+    name = _dotted(node)
+    if name.rsplit(".", 1)[-1].startswith("HTTP_"):
+        digits = name.rsplit(".", 1)[-1].split("_")[1]
+        return int(digits) if digits.isdigit() else None
+    return None
+
+
+def _other_status(code: int, exception: bool) -> int:
+    if exception:
+        return 400 if code != 400 else 404
+    return 200 if code != 200 else 201
+
+
+def op_status(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Every status code changed: status_code=, HTTPException(404, ...), response.status_code = 201."""
+    if isinstance(node, ast.Call):
+        exception = _call_name(node) in ("HTTPException", "StarletteHTTPException")
+        for i, kw in enumerate(node.keywords):
+            if kw.arg == "status_code" and (code := _status_of(kw.value)) is not None:
+                new = ast.keyword("status_code", ast.Constant(_other_status(code, exception)))
+                yield f"status_code {code}->{new.value.value}", _with_keyword(node, i, new)
+        if exception and node.args and (code := _status_of(node.args[0])) is not None:
+            new = copy.deepcopy(node)
+            new.args[0] = ast.Constant(_other_status(code, True))
+            yield f"HTTPException {code}->{new.args[0].value}", new
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if isinstance(target, ast.Attribute) and target.attr == "status_code":
+            code = _status_of(node.value)
+            if code is not None:
+                new = copy.deepcopy(node)
+                new.value = ast.Constant(_other_status(code, False))
+                yield f"status_code {code}->{new.value.value}", new
+
+
+def op_constraint(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Each validation constraint (ge, le, gt, lt, min_length, max_length, pattern, ...) removed."""
+    if _call_name(node) not in PARAM_CALLS and not _call_name(node).startswith("con"):
+        return
+    for i, kw in enumerate(node.keywords):
+        if kw.arg in CONSTRAINTS:
+            yield f"drop {kw.arg}={ast.unparse(kw.value)}", _with_keyword(node, i, None)
+
+
+def _route_decorator(dec: ast.AST) -> ast.Call | None:
+    if isinstance(dec, ast.Call) and isinstance(dec.func, ast.Attribute) and dec.func.attr in ROUTE_METHODS:
+        return dec
+    return None
+
+
+def op_response_model(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """response_model= removed from a route, and a route function's return annotation removed."""
+    if isinstance(node, ast.Call) and _route_decorator(node) is not None:
+        for i, kw in enumerate(node.keywords):
+            if kw.arg == "response_model":
+                yield "drop response_model", _with_keyword(node, i, None)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+        if any(_route_decorator(d) is not None for d in node.decorator_list):
+            if not (_const(node.returns, type(None)) or (isinstance(node.returns, ast.Constant) and node.returns.value is None)):
+                new = copy.deepcopy(node)
+                new.returns = None
+                yield f"drop return annotation {ast.unparse(node.returns)}", new
+
+
+def _changed_constant(node: ast.AST) -> ast.Constant | None:
+    if not isinstance(node, ast.Constant):
+        return None
+    v = node.value
+    if type(v) is bool:
+        return ast.Constant(not v)
+    if type(v) is int:
+        return ast.Constant(v + 1)
+    if type(v) is float:
+        return ast.Constant(v + 1.0)
+    if type(v) is str:
+        return ast.Constant(v + "x" if v else "x")
+    return None
+
+
+def op_default(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Each default value changed: function defaults, model field defaults, Query(default)/Field(default)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True):
+            changed = _changed_constant(default)
+            if changed is not None:
+                new = copy.deepcopy(node)
+                new.args.defaults[args.defaults.index(default)] = changed
+                yield f"default {arg.arg}={default.value!r}->{changed.value!r}", new
+        for j, (arg, default) in enumerate(zip(args.kwonlyargs, args.kw_defaults, strict=True)):
+            changed = _changed_constant(default) if default is not None else None
+            if changed is not None:
+                new = copy.deepcopy(node)
+                new.args.kw_defaults[j] = changed
+                yield f"default {arg.arg}={default.value!r}->{changed.value!r}", new
+    if isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
+        changed = _changed_constant(node.value)
+        if changed is not None:
+            new = copy.deepcopy(node)
+            new.value = changed
+            yield f"default {node.target.id}={node.value.value!r}->{changed.value!r}", new
+    if _call_name(node) in PARAM_CALLS:
+        for i, kw in enumerate(node.keywords):
+            if kw.arg == "default" and (changed := _changed_constant(kw.value)) is not None:
+                yield f"default={kw.value.value!r}->{changed.value!r}", _with_keyword(node, i, ast.keyword("default", changed))
+        if node.args and (changed := _changed_constant(node.args[0])) is not None:
+            new = copy.deepcopy(node)
+            new.args[0] = changed
+            yield f"default {node.args[0].value!r}->{changed.value!r}", new
+
+
+EXCLUDE_FLIPS = {"response_model_exclude_unset": "response_model_exclude_none",
+                 "response_model_exclude_none": "response_model_exclude_unset",
+                 "exclude_unset": "exclude_none", "exclude_none": "exclude_unset"}  # fmt: skip
+
+
+def op_exclude(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """exclude_unset <-> exclude_none (in routes, model_dump, jsonable_encoder)."""
+    if not isinstance(node, ast.Call):
+        return
+    for i, kw in enumerate(node.keywords):
+        if kw.arg in EXCLUDE_FLIPS:
+            yield (
+                f"{kw.arg}->{EXCLUDE_FLIPS[kw.arg]}",
+                _with_keyword(node, i, ast.keyword(EXCLUDE_FLIPS[kw.arg], copy.deepcopy(kw.value))),
+            )
+
+
+def _renamed(text: str) -> str:
+    return text + "-x" if "-" in text else text + "_x"
+
+
+def op_header_cookie_name(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Each header or cookie name changed, where it is read and where it is written."""
+    # parameters read from a header or cookie: the alias changed, or one given that differs
+    if isinstance(node, ast.arg):
+        for k, sub in enumerate(_preorder(node.annotation) if node.annotation is not None else ()):
+            if _call_name(sub) in ("Header", "Cookie"):
+                for detail, new_call in _alias_edits(sub, node.arg):
+                    new = copy.deepcopy(node)
+                    target = next(n for i, n in enumerate(_preorder(new.annotation)) if i == k)
+                    target.keywords = new_call.keywords
+                    yield detail, new
+        return
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        pairs = list(zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True))
+        pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+        for arg, default in pairs:
+            if _call_name(default) in ("Header", "Cookie") and not any(
+                _call_name(s) in ("Header", "Cookie") for s in _preorder(arg.annotation or ast.Constant(None))
+            ):
+                for detail, new_call in _alias_edits(default, arg.arg):
+                    new = copy.deepcopy(node)
+                    for cand in _preorder(new):
+                        if isinstance(cand, ast.Call) and ast.dump(cand) == ast.dump(default):
+                            cand.keywords = new_call.keywords
+                            break
+                    yield detail, new
+        return
+    # response.headers["X-Name"] / request.cookies["name"] / .headers.get("X-Name")
+    if isinstance(node, ast.Subscript) and _const(node.slice, str):
+        if isinstance(node.value, ast.Attribute) and node.value.attr in ("headers", "cookies"):
+            new = copy.deepcopy(node)
+            new.slice = ast.Constant(_renamed(node.slice.value))
+            yield f"{node.value.attr} name {node.slice.value!r}->{new.slice.value!r}", new
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        owner = node.func.value
+        method = node.func.attr
+        if method in ("get", "getlist") and isinstance(owner, ast.Attribute) and owner.attr in ("headers", "cookies"):
+            if node.args and _const(node.args[0], str):
+                new = copy.deepcopy(node)
+                new.args[0] = ast.Constant(_renamed(node.args[0].value))
+                yield f"{owner.attr} name {node.args[0].value!r}->{new.args[0].value!r}", new
+        if method in ("set_cookie", "delete_cookie"):
+            if node.args and _const(node.args[0], str):
+                new = copy.deepcopy(node)
+                new.args[0] = ast.Constant(_renamed(node.args[0].value))
+                yield f"cookie name {node.args[0].value!r}->{new.args[0].value!r}", new
+            for i, kw in enumerate(node.keywords):
+                if kw.arg == "key" and _const(kw.value, str):
+                    renamed = ast.keyword("key", ast.Constant(_renamed(kw.value.value)))
+                    yield f"cookie name {kw.value.value!r}->{renamed.value.value!r}", _with_keyword(node, i, renamed)
+    if isinstance(node, ast.Call):
+        for i, kw in enumerate(node.keywords):
+            if kw.arg == "headers" and isinstance(kw.value, ast.Dict):
+                for j, key in enumerate(kw.value.keys):
+                    if key is not None and _const(key, str):
+                        new_dict = copy.deepcopy(kw.value)
+                        new_dict.keys[j] = ast.Constant(_renamed(key.value))
+                        yield (
+                            f"header name {key.value!r}->{new_dict.keys[j].value!r}",
+                            _with_keyword(node, i, ast.keyword("headers", new_dict)),
+                        )
+
+
+def _alias_edits(call: ast.Call, param: str) -> Iterator[tuple[str, ast.Call]]:
+    for i, kw in enumerate(call.keywords):
+        if kw.arg in ("alias", "validation_alias") and _const(kw.value, str):
+            renamed = ast.keyword(kw.arg, ast.Constant(_renamed(kw.value.value)))
+            yield (
+                f"{_call_name(call).lower()} {param} alias {kw.value.value!r}->{renamed.value.value!r}",
+                _with_keyword(call, i, renamed),
+            )
+            return
+    name = param.replace("_", "-") if _call_name(call) == "Header" else param
+    new = copy.deepcopy(call)
+    new.keywords.append(ast.keyword("alias", ast.Constant(_renamed(name))))
+    yield f"{_call_name(call).lower()} {param} read as {_renamed(name)!r}", new
+
+
+def op_dependency(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Each dependency removed: an entry of dependencies=[...], or Depends(f) made a no-op."""
+    if not isinstance(node, ast.Call):
+        return
+    if _call_name(node) in ("Depends", "Security") and isinstance(node.func, ast.Name) and node.args:
+        new = copy.deepcopy(node)
+        new.args[0] = ast.Lambda(ast.arguments([], [], None, [], [], None, []), ast.Constant(None))
+        yield f"{node.func.id}({ast.unparse(node.args[0])}) does nothing", new
+    for i, kw in enumerate(node.keywords):
+        if kw.arg == "dependencies" and isinstance(kw.value, (ast.List, ast.Tuple)):
+            for j, elt in enumerate(kw.value.elts):
+                seq = copy.deepcopy(kw.value)
+                del seq.elts[j]
+                yield f"drop dependency {ast.unparse(elt)}", _with_keyword(node, i, ast.keyword("dependencies", seq))
+
+
+# -- Django operators -----------------------------------------------------------------------
+
+FIELD_OPTIONS = {"max_length", "min_length", "unique", "null", "blank", "default", "validators", "max_value",
+                 "min_value", "required", "choices", "db_index", "max_digits", "decimal_places", "unique_for_date"}  # fmt: skip
+COMPARE_FLIPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+
+
+def op_field_option(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Each model or form field option removed (max_length, unique, null, blank, default, validators, ...)."""
+    name = _call_name(node)
+    if not (name.endswith("Field") or name in ("ForeignKey", "OneToOneField", "ManyToManyField")):
+        return
+    for i, kw in enumerate(node.keywords):
+        if kw.arg in FIELD_OPTIONS:
+            yield f"{name} drop {kw.arg}={ast.unparse(kw.value)}", _with_keyword(node, i, None)
+
+
+def op_meta_constraint(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Each entry of Meta.constraints removed; unique_together / indexes removed."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        return
+    target = node.targets[0].id
+    if target == "constraints" and isinstance(node.value, (ast.List, ast.Tuple)):
+        for j, elt in enumerate(node.value.elts):
+            new = copy.deepcopy(node)
+            del new.value.elts[j]
+            label = next((kw.value.value for kw in getattr(elt, "keywords", []) if kw.arg == "name" and _const(kw.value, str)),
+                         _call_name(elt))  # fmt: skip
+            yield f"drop constraint {label}", new
+    elif target in ("unique_together", "ordering"):
+        yield f"drop Meta.{target}", REMOVE
+
+
+def op_compare(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A Python comparison's boundary flipped: < <-> <=, > <-> >=."""
+    if not isinstance(node, ast.Compare):
+        return
+    for i, op in enumerate(node.ops):
+        other = COMPARE_FLIPS.get(type(op))
+        if other is not None:
+            new = copy.deepcopy(node)
+            new.ops[i] = other()
+            which = f"op {i + 1} " if len(node.ops) > 1 else ""
+            yield f"{which}{type(op).__name__}->{other.__name__}", new
+
+
+def _is_atomic(node: ast.AST) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    return _dotted(target) in ("transaction.atomic", "atomic", "db.transaction.atomic")
+
+
+def op_atomic(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """transaction.atomic removed: a `with` block runs bare, a decorator goes."""
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        for i, item in enumerate(node.items):
+            if _is_atomic(item.context_expr):
+                if len(node.items) == 1:
+                    yield "drop with transaction.atomic()", [copy.deepcopy(s) for s in node.body]
+                else:
+                    new = copy.deepcopy(node)
+                    del new.items[i]
+                    yield "drop transaction.atomic() from with", new
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for i, dec in enumerate(node.decorator_list):
+            if _is_atomic(dec):
+                new = copy.deepcopy(node)
+                del new.decorator_list[i]
+                yield "drop @transaction.atomic", new
+
+
+def op_raise(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Each raised error removed (the raise, or a form's add_error call, becomes `pass`)."""
+    if isinstance(node, ast.Raise) and node.exc is not None:
+        yield f"drop raise {ast.unparse(node.exc)[:60]}", ast.Pass()
+    if isinstance(node, ast.Expr) and _call_name(node.value) == "add_error":
+        yield f"drop {ast.unparse(node.value)[:60]}", ast.Pass()
+
+
+def op_signal(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Signal handlers disconnected: @receiver removed, X.connect(handler) removed."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for i, dec in enumerate(node.decorator_list):
+            if _call_name(dec) == "receiver":
+                new = copy.deepcopy(node)
+                del new.decorator_list[i]
+                yield f"drop @receiver on {node.name}", new
+    if isinstance(node, ast.Expr) and _call_name(node.value) == "connect":
+        yield f"drop {ast.unparse(node.value)[:60]}", ast.Pass()
+
+
+ORM_OPERATORS: dict[str, Operator] = {
+    "lookup": op_lookup, "order": op_order, "distinct": op_distinct, "rank": op_rank,
+    "count_distinct": op_count_distinct, "coalesce": op_coalesce, "q_and_or": op_q_and_or,
+    "filter_split": op_filter_split, "slice": op_slice, "aggregate": op_aggregate,
+}  # fmt: skip
+FASTAPI_OPERATORS: dict[str, Operator] = {
+    "status": op_status, "constraint": op_constraint, "response_model": op_response_model, "default": op_default,
+    "exclude": op_exclude, "name": op_header_cookie_name, "dependency": op_dependency,
+}  # fmt: skip
+DJANGO_OPERATORS: dict[str, Operator] = {
+    "field_option": op_field_option, "meta_constraint": op_meta_constraint, "lookup": op_lookup,
+    "compare": op_compare, "related": op_related, "atomic": op_atomic, "raise": op_raise, "signal": op_signal,
+}  # fmt: skip
+
+
+# -- generation -----------------------------------------------------------------------------
+
+
+def _parent_slots(tree: ast.AST) -> dict[int, tuple[ast.AST, str, int | None]]:
+    """id(node) -> (parent, field, index in the field's list or None)."""
+    slots: dict[int, tuple[ast.AST, str, int | None]] = {}
+    for parent in _preorder(tree):
+        for field_name, value in ast.iter_fields(parent):
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        slots[id(item)] = (parent, field_name, i)
+            elif isinstance(value, ast.AST):
+                slots[id(value)] = (parent, field_name, None)
+    return slots
+
+
+def _apply(tree: ast.AST, index: int, replacement: object) -> str | None:
+    """The source of a copy of tree with its index-th node (pre-order) replaced; None if impossible."""
+    new_tree = copy.deepcopy(tree)
+    target = next(n for i, n in enumerate(_preorder(new_tree)) if i == index)
+    parent, field_name, pos = _parent_slots(new_tree)[id(target)]
+    if pos is None:
+        if replacement is REMOVE or isinstance(replacement, list):
+            return None
+        setattr(parent, field_name, replacement)
+    else:
+        items = getattr(parent, field_name)
+        if replacement is REMOVE:
+            del items[pos]
+            if not items and field_name in ("body", "orelse", "finalbody"):
+                items.append(ast.Pass()) if field_name == "body" else None
+        elif isinstance(replacement, list):
+            items[pos : pos + 1] = replacement or [ast.Pass()]
+        else:
+            items[pos] = replacement
+    ast.fix_missing_locations(new_tree)
+    try:
+        text = ast.unparse(new_tree)
+        compile(text, "<mutant>", "exec")
+    except (SyntaxError, ValueError):
+        return None
+    return text
+
+
+def generate(source: str, operators: dict[str, Operator], ctx: Context | None = None,
+             prefix: str = "") -> list[Mutant]:  # fmt: skip
+    """Every mutant the operators make of source, in deterministic order, each named once."""
+    ctx = ctx or Context()
+    tree = ast.parse(source)
+    baseline = ast.unparse(tree)
+    out: list[Mutant] = []
+    seen_names: dict[str, int] = {}
+    seen_sources: set[str] = {baseline}
+    for index, node in enumerate(_preorder(tree)):
+        for op_name, op in operators.items():
+            for detail, replacement in op(node, ctx):
+                text = _apply(tree, index, replacement)
+                if text is None or text in seen_sources:
+                    continue
+                seen_sources.add(text)
+                name = f"{prefix}{op_name}@{_where(node)} {detail}"
+                seen_names[name] = seen_names.get(name, 0) + 1
+                if seen_names[name] > 1:
+                    name += f" #{seen_names[name]}"
+                out.append(Mutant(name, op_name, text))
+    return out

@@ -1,0 +1,72 @@
+"""Variant answers of a task: `alt_*` (correct by an unusual route) must score 1.0, and
+`wrong_*` (one realistic mistake) must score below it.
+
+A grader made sensitive by mutants and bigger fixtures may start failing right answers that
+take another road. Each task may hold such answers, and `build_tasks.py --verify` plays
+every one of them through the real path:
+
+- orm: `alt_*.py` beside reference.py, one execute_code cell each (a Subquery instead of a
+  join, ranks computed in Python, a sort done in Python);
+- fastapi: `alt_*.py` apps, graded as /workspace/app.py (an APIRouter, a class-based
+  dependency, a hand-built response);
+- django: `alt_*/` folders holding deliverables that replace the reference's.
+
+`wrong_*` variants of fastapi (`wrong_*.py` apps) and django (`wrong_*/` folders) are played
+here too and must score below 1.0 (a wrong answer with some checks passing keeps its partial
+credit, as the family's reward says). The orm family plays its own `wrong_*.py` (score 0.0).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+ALT_TIMEOUT = 60
+
+
+def variants(family: str, folder: Path, kind: str = "alt") -> dict[str, Any]:
+    """The task's alt (or wrong) answers by name: source text (orm, fastapi) or {path: text} (django)."""
+    if family in ("orm", "fastapi"):
+        return {p.stem: p.read_text() for p in sorted(folder.glob(f"{kind}_*.py"))}
+    if family == "django":
+        out = {}
+        for d in sorted(p for p in folder.glob(f"{kind}_*") if p.is_dir()):
+            out[d.name] = {p.relative_to(d).as_posix(): p.read_text() for p in sorted(d.rglob("*.py"))}
+        return out
+    return {}
+
+
+async def variant_controls(folder: Path, task: Any, ctx: Any) -> list[Any]:
+    """One Control per variant: alt_* ok at exactly 1.0, wrong_* (fastapi, django) ok below 1.0."""
+    import asyncio
+
+    from sandbox_env.families import grade_final
+    from sandbox_env.grading import Grader
+    from sandbox_env.verify.base import Control
+    from sandbox_env.verify.scripted import scripted_rollout
+
+    alts = variants(task.family, folder)
+    if task.family != "orm":
+        alts.update(variants(task.family, folder, "wrong"))
+    if not alts:
+        return []
+
+    async def one(source: Any) -> Any:
+        if task.family == "orm":
+            calls = [{"tool": "execute_code", "args": {"code": source}}]
+            return (await scripted_rollout(ctx.backend, ctx.image, task, calls, timeout=ALT_TIMEOUT)).grade
+        grader = Grader(ctx.backend, ctx.image)
+        if task.family == "fastapi":
+            return await grade_final(task, {"files": {"app.py": source}}, grader)
+        from sandbox_env.verify.django import VERIFIER
+
+        return await grade_final(task, {"files": {**VERIFIER.solution_files(folder), **source}}, grader)
+
+    grades = await asyncio.gather(*(one(s) for s in alts.values()))
+    controls = []
+    for name, g in zip(alts, grades, strict=True):
+        failing = [f"{c['name']}: {c['detail']}" for c in g.checks if not c["passed"]][:2]
+        detail = g.reason + (" | " + " | ".join(failing) if failing and g.score < 1.0 else "")
+        right = g.score == 1.0 if name.startswith("alt_") else g.score < 1.0
+        controls.append(Control(name, g.score, right and not g.scoring_error and not g.tampered, detail))
+    return controls

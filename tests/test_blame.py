@@ -1,0 +1,104 @@
+"""The blame rule on measured evidence: whose fault a hit time limit or a silent agent is."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox_env.blame import StarvedRun, check_time_limit, judge_silence, judge_time_limit
+from sandbox_env.sandbox import ExecResult, Usage
+from sandbox_env.sandbox.docker import cgroup
+from sandbox_env.sandbox.usage import UsagePoint, UsageTrace, between
+
+
+def usage(cpu=0.0, pressure=0.0, forks=0, ooms=0, wall=10.0) -> Usage:
+    return Usage(wall=wall, cpus=1.0, cpu=cpu, cpu_pressure=pressure, fork_failures=forks, memory_failures=ooms)
+
+
+def test_a_limit_hit_while_the_sandbox_used_its_cpu_is_the_submissions():
+    verdict = judge_time_limit(usage(cpu=9.5, pressure=0.05))
+    assert verdict.submission and "9.5 s of CPU in 10.0 s" in verdict.why
+
+
+def test_a_limit_hit_while_the_sandbox_was_starved_is_a_harness_fault():
+    verdict = judge_time_limit(usage(cpu=0.6, pressure=0.83))
+    assert not verdict.submission and verdict.why.startswith("starved")
+
+
+def test_a_limit_hit_while_the_sandbox_slept_is_the_submissions_even_on_a_busy_host():
+    assert judge_time_limit(usage(cpu=0.01, pressure=0.0)).submission
+
+
+def test_hitting_the_pids_or_memory_limit_is_the_submissions_whatever_the_load():
+    assert judge_time_limit(usage(cpu=0.2, pressure=0.9, forks=250)).submission
+    assert judge_time_limit(usage(cpu=0.2, pressure=0.9, ooms=1)).submission
+
+
+def test_evidence_that_cannot_be_measured_proves_nothing_against_the_submission():
+    assert not judge_time_limit(None).submission
+    assert not judge_time_limit(Usage(wall=10, cpus=1)).submission
+    assert not judge_time_limit(Usage(wall=10, cpus=1, cpu=0.1)).submission  # no pressure figure
+
+
+def test_a_silent_agent_in_an_idle_sandbox_is_the_harnesses_and_in_a_busy_one_the_sandboxes():
+    assert not judge_silence(usage(cpu=0.0, pressure=0.0, wall=1.0)).submission
+    assert not judge_silence(usage(cpu=0.1, pressure=0.95, wall=1.0)).submission
+    assert judge_silence(usage(cpu=0.97, wall=1.0)).submission
+    assert judge_silence(usage(cpu=0.1, forks=3, wall=1.0)).submission
+    assert not judge_silence(None).submission
+
+
+def _trace(*points: tuple[float, float, float]) -> UsageTrace:
+    trace = UsageTrace(cpus=1.0)
+    for at, cpu, stall in points:
+        trace.add(UsagePoint(at=at, cpu=cpu, stall=stall, fork_failures=0, oom_kills=0))
+    return trace
+
+
+def test_a_limit_is_judged_by_the_last_seconds_of_the_run_not_its_start():
+    # a starved start (the grader's imports waiting for a CPU), then ten seconds asleep in the submission
+    result = ExecResult("", "", -9, timed_out=True, usage=_trace((0, 0, 0), (10, 0.5, 9.0), (20, 0.55, 9.0)))
+    assert not judge_time_limit(result.usage.whole()).submission
+    check_time_limit(result, "the run", 60)  # the last 10 s: asleep, so the submission's: no exception
+    starved = ExecResult("", "", -9, timed_out=True, usage=_trace((0, 0, 0), (10, 9.0, 0.5), (20, 9.3, 9.5)))
+    with pytest.raises(StarvedRun, match="waited for a CPU 90% of the time"):
+        check_time_limit(starved, "the run", 60)
+
+
+def test_a_run_without_measurements_is_not_blamed_on_the_submission():
+    with pytest.raises(StarvedRun, match="could not be measured"):
+        check_time_limit(ExecResult("", "", -9, timed_out=True), "the run", 10)
+
+
+def test_usage_between_points_counts_limit_events_of_the_window_or_since_the_start():
+    a = UsagePoint(at=1.0, cpu=2.0, stall=0.5, fork_failures=4, oom_kills=1)
+    b = UsagePoint(at=3.0, cpu=3.0, stall=1.5, fork_failures=10, oom_kills=1)
+    u = between(a, b, 1.0)
+    assert (u.wall, u.cpu, u.cpu_pressure, u.fork_failures, u.memory_failures) == (2.0, 1.0, 0.5, 6, 0)
+    assert between(a, b, 1.0, cumulative_limits=True).fork_failures == 10
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_cgroup_counters_are_read_from_a_hybrid_v1_host(tmp_path):
+    cid = "c0ffee"
+    _write(tmp_path / "unified" / "docker" / cid / "cpu.stat", "usage_usec 2500000\nuser_usec 2000000\n")
+    _write(tmp_path / "unified" / "docker" / cid / "cpu.pressure",
+           "some avg10=1.00 avg60=0.50 avg300=0.10 total=750000\nfull avg10=0 avg60=0 avg300=0 total=0\n")  # fmt: skip
+    _write(tmp_path / "pids" / "docker" / cid / "pids.events", "max 7\n")
+    _write(tmp_path / "memory" / "docker" / cid / "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
+    point = cgroup.sample(cgroup.find(cid, tmp_path))
+    assert (point.cpu, point.stall, point.fork_failures, point.oom_kills) == (2.5, 0.75, 7, 2)
+
+
+def test_cgroup_counters_are_read_from_a_systemd_v2_host_and_missing_ones_are_none(tmp_path):
+    cid = "beef"
+    _write(tmp_path / "cgroup.controllers", "cpu memory pids\n")
+    leaf = tmp_path / "system.slice" / f"docker-{cid}.scope"
+    _write(leaf / "cpu.stat", "usage_usec 1000\n")
+    _write(leaf / "memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
+    point = cgroup.sample(cgroup.find(cid, tmp_path))
+    assert point.cpu == 0.001 and point.oom_kills == 1 and point.fork_failures is None
+    assert cgroup.sample(cgroup.find("unknown", tmp_path)) is None

@@ -1,0 +1,135 @@
+"""Mutation operators on small sources: what each makes, names and determinism (no Docker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sandbox_env.verify.mutants import (
+    DJANGO_OPERATORS,
+    FASTAPI_OPERATORS,
+    ORM_OPERATORS,
+    Context,
+    generate,
+    related_names_of,
+)
+from sandbox_env.verify.sensitivity import Outcome, TaskSensitivity, declared_equivalents, sensitivity_line, settle
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS_PY = ROOT / "sandbox_env" / "runtime" / "orm_fixture" / "shop" / "models.py"
+
+
+def details(source: str, operators, ctx: Context | None = None) -> list[str]:
+    return [m.name.split(" ", 1)[1] for m in generate(source, operators, ctx)]
+
+
+def test_lookups_flip_at_their_boundary_and_exact_names_become_iexact():
+    found = details('qs = Book.objects.filter(price__gte=5, title="X", genre__isnull=True, pages__lt=3)', ORM_OPERATORS)
+    assert "price__gte->price__gt" in found
+    assert "title->title__iexact" in found
+    assert "genre__isnull=True->False" in found
+    assert "pages__lt->pages__lte" in found
+
+
+def test_each_order_key_flips_and_each_tiebreak_is_dropped():
+    found = details('qs = Book.objects.order_by("-price", "title")', ORM_OPERATORS)
+    assert found == ["key 1 '-price'->'price'", "key 2 'title'->'-title'", "drop tiebreak 'title'"]
+
+
+def test_window_ranks_aggregates_distinct_and_coalesce_are_swapped_or_dropped():
+    src = (
+        'qs = Book.objects.annotate(r=Window(DenseRank(), order_by=F("price").desc()), '
+        's=Coalesce(Sum("pages"), 0), c=Count("authors", distinct=True)).distinct()[:5]'
+    )
+    found = details(src, ORM_OPERATORS)
+    for want in ("DenseRank->Rank", "DenseRank->RowNumber", "Sum->Avg", "Sum->Max", "Sum->Min",
+                 "distinct=True->False", "drop .distinct()", "order_by F('price').desc()->F('price').asc()",
+                 "upper :5->:4", "upper :5->:6", "lower :5->1:5"):  # fmt: skip
+        assert want in found, want
+    assert any(d.startswith("Coalesce(...)->Sum(") for d in found)
+
+
+def test_q_operators_flip_and_a_filter_over_one_multi_valued_relation_splits():
+    multi = related_names_of(MODELS_PY.read_text())
+    assert {"books", "authors", "sales", "reviews"} <= multi
+    found = details("qs = Book.objects.filter(reviews__rating=5, reviews__verified=False) | Q(a=1) & Q(b=2)", ORM_OPERATORS,
+                    Context(multi))  # fmt: skip
+    assert "split filter on reviews (reviews__rating first)" in found
+    assert "&->|" in found
+    single = details("qs = Book.objects.filter(genre__name='x', publisher__name='y')", ORM_OPERATORS, Context(multi))
+    assert not any(d.startswith("split") for d in single)
+
+
+def test_fastapi_operators_change_status_constraints_defaults_names_and_dependencies():
+    src = """
+@app.post("/items", status_code=201, response_model=Item, response_model_exclude_unset=True,
+          dependencies=[Depends(check)])
+def create(q: Annotated[str, Query(max_length=5)], x_token: Annotated[str, Header()], limit: int = 10,
+           user=Depends(current)):
+    if not q:
+        raise HTTPException(status_code=404, headers={"X-Error": "no"})
+    response.set_cookie(key="session", value="1")
+    return {}
+"""
+    found = details(src, FASTAPI_OPERATORS)
+    for want in ("status_code 201->200", "status_code 404->400", "drop max_length=5", "drop response_model",
+                 "response_model_exclude_unset->response_model_exclude_none", "default limit=10->11",
+                 "header x_token read as 'x-token-x'", "header name 'X-Error'->'X-Error-x'",
+                 "cookie name 'session'->'session_x'", "drop dependency Depends(check)",
+                 "Depends(current) does nothing"):  # fmt: skip
+        assert want in found, want
+
+
+def test_django_operators_drop_field_options_raises_atomic_and_receivers():
+    src = """
+class Member(models.Model):
+    username = models.CharField(max_length=30, unique=True)
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["a"], name="uniq_a")]
+
+@receiver(post_save, sender=Member)
+def on_save(sender, **kw):
+    if kw["created"] and sender.count > 3:
+        raise ValueError("x")
+
+def move():
+    with transaction.atomic():
+        do()
+"""
+    found = details(src, DJANGO_OPERATORS)
+    for want in ("CharField drop max_length=30", "CharField drop unique=True", "drop constraint uniq_a",
+                 "drop @receiver on on_save", "Gt->GtE", "drop raise ValueError('x')",
+                 "drop with transaction.atomic()"):  # fmt: skip
+        assert want in found, want
+
+
+def test_generation_is_deterministic_and_names_are_unique_and_every_mutant_compiles():
+    src = (ROOT / "sandbox_env" / "tasks" / "orm" / "orm_adv_03" / "reference.py").read_text()
+    first, second = generate(src, ORM_OPERATORS), generate(src, ORM_OPERATORS)
+    assert [m.name for m in first] == [m.name for m in second] and first
+    assert len({m.name for m in first}) == len(first)
+    for m in first:
+        compile(m.source, m.name, "exec")
+        assert m.source != src
+
+
+@pytest.mark.parametrize("family", ["orm", "fastapi", "django"])
+def test_every_declared_equivalent_has_a_reason(family):
+    for folder in sorted((ROOT / "sandbox_env" / "tasks" / family).iterdir()):
+        if (folder / "task.toml").is_file():
+            assert all(reason for reason in declared_equivalents(folder).values()), folder.name
+
+
+def test_a_stale_declaration_and_an_undeclared_survivor_both_fail(tmp_path):
+    folder = tmp_path / "t1"
+    folder.mkdir()
+    (folder / "task.toml").write_text('[[equivalent_mutants]]\nname = "a"\nreason = "same on SQLite"\n'
+                                      '[[equivalent_mutants]]\nname = "gone"\nreason = "r"\n')  # fmt: skip
+    muts = generate("qs = X.objects.filter(a__gt=1, b__lt=2)", ORM_OPERATORS)
+    res = TaskSensitivity("t1", "orm", [Outcome(muts[0], False, ""), Outcome(muts[1], False, "")])
+    res.outcomes[0].mutant = type(muts[0])("a", "lookup", muts[0].source)
+    settle(res, folder)
+    assert res.equivalent == 1 and len(res.survivors) == 1
+    assert any("gone" in p for p in res.problems) and not res.ok
+    assert sensitivity_line({"orm": [res]}) == "sensitivity: orm 0.0% (0/1)"

@@ -1,0 +1,122 @@
+"""The environment package works away from this checkout: built as a wheel, installed into a fresh
+venv in a temporary folder, it finds its image and scores 1.0 on one task of each family through
+vf-eval with the reference policy, saving its run in the folder it ran in.
+
+Everything runs as a user would: `uv build`, `uv venv`, `uv pip install` of the wheel with the
+verifiers this checkout pins, then the installed `websandbox` command with no PYTHONPATH and the
+temporary folder as the working directory. Dependencies come from uv's cache or the index. The
+install needs no Docker engine; the vf-eval run does (marked `docker`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandbox_env.constants import ENV_ID, REPO_ROOT
+from sandbox_env.dataset import load_rows
+from sandbox_env.image import image_tag
+from sandbox_env.sandbox.docker import leaked_containers
+
+VERIFIERS = "verifiers==0.3.1"
+
+
+def _uv() -> str:
+    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+    if not Path(uv).exists():
+        pytest.fail("uv is needed to build and install the wheel: pip install uv (make setup installs it)")
+    return uv
+
+
+def _run(cmd: list[str], cwd: Path, env: dict | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    print(f"$ {' '.join(cmd)}  (exit {proc.returncode})\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
+    assert proc.returncode == 0, f"{cmd[0]} {cmd[1]} failed with exit code {proc.returncode}"
+    return proc
+
+
+def _one_task_per_family() -> list[str]:
+    first: dict[str, str] = {}
+    for row in load_rows():
+        first.setdefault(row["info"]["family"], row["info"]["task_id"])
+    first.pop("smoke", None)
+    return sorted(first.values())
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, Path]:
+    """(venv, working folder): the wheel built from this checkout, installed outside it."""
+    root = tmp_path_factory.mktemp("wheel")
+    assert REPO_ROOT not in root.parents, "the venv must live outside the checkout"
+    uv = _uv()
+    _run([uv, "build", "--wheel", "--out-dir", str(root / "dist"), str(REPO_ROOT / "environments" / ENV_ID)], root)
+    (wheel,) = (root / "dist").glob("websandbox-*.whl")
+    venv = root / "venv"
+    _run([uv, "venv", "--python", sys.executable, str(venv)], root)
+    _run([uv, "pip", "install", "--python", str(venv / "bin" / "python"), str(wheel), VERIFIERS], root)
+    work = root / "work"
+    work.mkdir()
+    return venv, work
+
+
+def test_the_wheel_holds_the_module_with_its_pyproject_and_the_package_without_caches(installed):
+    import zipfile
+
+    (wheel,) = (installed[0].parent / "dist").glob("websandbox-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"websandbox/__init__.py", "websandbox/pyproject.toml", "sandbox_env/images/Dockerfile",
+            "sandbox_env/data/tasks.jsonl", "sandbox_env/runtime/agent.py"} <= names  # fmt: skip
+    tracked = subprocess.run(["git", "ls-files", "sandbox_env"], cwd=REPO_ROOT, capture_output=True, text=True).stdout.split()
+    assert set(tracked) <= names  # every file of the package in the checkout
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+    assert not [n for n in names if n.split("/")[0] not in ("websandbox", "sandbox_env", "websandbox-0.1.0.dist-info")]
+
+
+def _user_env(venv: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    return {**env, "PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", "VIRTUAL_ENV": str(venv)}
+
+
+def test_the_installed_package_carries_its_code_images_data_and_eval_defaults(installed):
+    venv, work = installed
+    probe = (
+        "import json, sandbox_env, websandbox\n"
+        "from sandbox_env.constants import IMAGES_DIR, DATA_FILE\n"
+        "from sandbox_env.image import image_tag\n"
+        "from verifiers.legacy.scripts.eval import get_env_eval_defaults\n"
+        "print(json.dumps({'sandbox_env': sandbox_env.__file__, 'websandbox': websandbox.__file__,\n"
+        "  'dockerfile': (IMAGES_DIR / 'Dockerfile').is_file(), 'data': DATA_FILE.is_file(),\n"
+        "  'tag': image_tag(), 'defaults': get_env_eval_defaults('websandbox')}))\n"
+    )
+    out = _run([str(venv / "bin" / "python"), "-c", probe], work, _user_env(venv)).stdout
+    found = json.loads(out.strip().splitlines()[-1])
+    site = str(venv / "lib")
+    assert found["sandbox_env"].startswith(site) and found["websandbox"].startswith(site)
+    assert found["dockerfile"] and found["data"]
+    assert found["tag"] == image_tag()  # the same sources, so the same image as this checkout's
+    assert found["defaults"] == {"num_examples": -1, "rollouts_per_example": 1}
+
+
+@pytest.mark.docker
+def test_the_installed_package_scores_one_on_a_task_of_each_family_through_vf_eval(installed, image):
+    venv, work = installed
+    env = _user_env(venv)
+    built = _run([str(venv / "bin" / "websandbox"), "build-image"], work, env)
+    assert image in built.stdout  # found, not rebuilt: the checkout's image for the same sources
+    tasks = _one_task_per_family()
+    cmd = [str(venv / "bin" / "websandbox"), "eval", "-a", json.dumps({"task_ids": tasks}), "-c", "3"]
+    proc = _run(cmd, work, env, timeout=1800)
+    assert "eval_dataset is not set" not in proc.stdout + proc.stderr
+    (run,) = (work / "outputs" / "evals" / f"{ENV_ID}--reference").iterdir()  # in the folder it ran in
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines() if line.strip()]
+    scores = {r["info"]["task_id"]: r["reward"] for r in rows}
+    print(json.dumps(scores))
+    assert scores == dict.fromkeys(tasks, 1.0)
+    assert not any((venv / "lib").rglob("outputs/evals")), "a run was saved inside site-packages"
+    assert leaked_containers() == []

@@ -1,0 +1,63 @@
+"""The v1 front door without containers: what loads, what travels, what the model is offered."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import verifiers.v1 as vf
+from mcp.server.mcpserver import MCPServer
+
+from sandbox_env.dataset import load_rows
+from sandbox_env.v1 import WebSandboxEnv, WebSandboxTaskset, WebSandboxToolset, WebSandboxToolsetConfig
+from sandbox_env.v1.taskset import task_row
+
+
+def _taskset(**fields) -> vf.Taskset:
+    return vf.load_taskset(vf.taskset_config_type("websandbox").model_validate({"id": "websandbox", **fields}))
+
+
+def test_the_installed_environment_package_exposes_the_taskset_and_its_env():
+    assert isinstance(_taskset(), WebSandboxTaskset)
+    assert vf.environment_class("websandbox") is WebSandboxEnv
+
+
+def test_the_taskset_loads_every_task_row_and_filters_like_load_environment():
+    rows = [r for r in load_rows() if r["info"]["family"] != "smoke"]
+    tasks = list(_taskset())
+    assert [t.data.task_id for t in tasks] == [r["info"]["task_id"] for r in rows]
+    assert [t.data.prompt for t in tasks] == [r["question"] for r in rows]
+    assert {t.data.family for t in _taskset(family="fastapi", difficulty="hard")} == {"fastapi"}
+    with pytest.raises(ValueError, match="unknown family 'sql'; known:"):
+        list(_taskset(family="sql"))
+
+
+def test_wire_task_data_carries_no_answer_key():
+    row = next(r for r in load_rows() if r["info"]["family"] == "orm")
+    task = next(t for t in _taskset(family="orm") if t.data.task_id == row["info"]["task_id"])
+    wire = json.dumps(task.data.model_dump(mode="json"))
+    assert "grading" not in wire and row["info"]["grading"] not in wire
+    assert task.key == row["info"]["task_id"]
+
+
+def test_a_request_whose_prompt_differs_from_the_installed_task_is_refused():
+    with pytest.raises(ValueError, match="prompt differs"):
+        task_row("dj01", "write me a poem")
+    with pytest.raises(ValueError, match="unknown task id 'nope'"):
+        task_row("nope")
+
+
+async def test_the_toolset_offers_exactly_bash_and_execute_code_with_one_string_argument_each():
+    server = MCPServer("websandbox")
+    WebSandboxToolset(WebSandboxToolsetConfig()).register(server)
+    tools = {t.name: t.input_schema for t in await server.list_tools()}
+    assert set(tools) == {"bash", "execute_code"}
+    assert tools["bash"]["required"] == ["command"] and tools["execute_code"]["required"] == ["code"]
+
+
+def test_the_env_defaults_to_the_null_harness_on_the_host_and_refuses_a_host_shell():
+    config = vf.resolve_env_config({"taskset": {"id": "websandbox"}})
+    assert config.agent.harness.id == "null" and config.agent.runtime.type == "subprocess"
+    bash = vf.resolve_env_config({"taskset": {"id": "websandbox"}, "agent": {"harness": {"id": "bash"}}})
+    with pytest.raises(ValueError, match="outside the sandbox"):
+        vf.load_environment(bash)
