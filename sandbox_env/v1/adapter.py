@@ -43,7 +43,6 @@ from sandbox_env.tools import run_bash, run_code
 logger = logging.getLogger("websandbox.v1")
 
 
-
 @dataclass(frozen=True)
 class SandboxSettings:
     """Everything that shapes a sandbox and its grading; the classic `load_environment` arguments."""
