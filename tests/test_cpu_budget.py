@@ -24,6 +24,19 @@ def test_reading_task_rows_and_serving_the_policy_leave_the_datasets_library_uni
     assert out.strip() == "[]"
 
 
+def test_our_own_command_lines_run_folder_is_found_where_vf_evals_parser_puts_it(tmp_path):
+    from sandbox_env.cli import vf_eval_command
+    from sandbox_env.eval_runs import locate, own_location
+
+    for checkout in (False, True):
+        if checkout:
+            (tmp_path / "environments" / "websandbox").mkdir(parents=True)
+        for model, resume in (("reference", None), ("script", True), ("null", "runs/abc")):
+            cmd = vf_eval_command("http://x/v1", model, 2, -1, 1, {"family": "orm"}, resume=resume)
+            theirs, ours = locate(cmd[1:], tmp_path), own_location(model, tmp_path, resume)
+            assert (ours.runs_dir, ours.resume_path) == (theirs.runs_dir, theirs.resume_path)
+
+
 def _created(client_id: str, since: float) -> list[str]:
     """Names of the containers the backend `client_id` created since `since` (the engine's own event log)."""
     events = docker_client().events(
