@@ -11,6 +11,9 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export VIRTUAL_ENV := $(CURDIR)/$(VENV)
 # the v1 targets put their own venv first (its uv runs the harness's chat loop)
 V1_ENV := PATH=$(CURDIR)/$(VENV_V1)/bin:$(PATH) VIRTUAL_ENV=$(CURDIR)/$(VENV_V1)
+# Installs write bytecode: where PYTHONDONTWRITEBYTECODE=1, a venv without .pyc files makes every
+# process compile verifiers' whole import chain again (about 40% of `websandbox eval`'s start-up).
+export UV_COMPILE_BYTECODE := 1
 
 .PHONY: setup setup-v1 image image-v1 browser eval eval-v1 test test-v1 lint gc bench
 

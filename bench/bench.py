@@ -1,12 +1,13 @@
 """Speed and memory of the sandbox, each figure beside its floor measured in the same run.
 
-    python bench/bench.py [--n 20] [--skip-rollouts] [--skip-grading]
+    python bench/bench.py [--n 20] [--skip-rollouts] [--skip-grading] [--skip-cpu] [--cpu-n 20]
 
 Prints medians (and ratios against the floors): sandbox ready (cold and from the
 warm pool) against raw SDK create+start and `docker run --rm IMAGE true`; `bash("true")`
 and `execute_code("1")` against raw `docker exec true` through the SDK and the CLI;
 grading time per family; reference-rollout throughput at concurrency 1, 8 and 32;
-memory of an idle sandbox.
+memory of an idle sandbox; then core-seconds per rollout of each family through
+`websandbox eval`, beside its floor and with a breakdown (bench/cpu.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sandbox_env.image import ensure_image  # noqa: E402
 from sandbox_env.sandbox.docker import DockerBackend, docker_client  # noqa: E402
@@ -166,8 +168,9 @@ async def throughput(backend: DockerBackend, image: str, total: int) -> None:
             by_family.setdefault(r.family, []).append(r)
     # the same interleaved mix of families at every level, so that the levels compare
     rows = [fam[i % len(fam)] for i in range(total) for fam in by_family.values()][:total]
-    backend.keep_warm(image, default_pool_size())  # as load_environment does
-    grader = Grader(backend, image, prewarm=max(1, default_pool_size() // 2))
+    size = default_pool_size()  # as load_environment does
+    backend.keep_warm(image, size)
+    grader = Grader(backend, image, prewarm=max(1, size // 2) if size > 0 else 0)
     base = None
     for conc in (1, 8, 32):
         sem = asyncio.Semaphore(conc)
@@ -223,7 +226,16 @@ def main() -> None:
     ap.add_argument("--rollouts", type=int, default=64, help="rollouts per throughput level (default 64)")
     ap.add_argument("--skip-rollouts", action="store_true")
     ap.add_argument("--skip-grading", action="store_true")
-    asyncio.run(main_async(ap.parse_args()))
+    ap.add_argument("--skip-cpu", action="store_true", help="skip core-seconds per rollout (bench/cpu.py)")
+    ap.add_argument("--cpu-n", type=int, default=20, help="tasks per family for the CPU figures (default 20)")
+    args = ap.parse_args()
+    asyncio.run(main_async(args))
+    if not args.skip_cpu:
+        import cpu
+
+        print("core-seconds per rollout (bench/cpu.py):", flush=True)
+        cpu.measure(argparse.Namespace(families=",".join(cpu.FAMILIES), n=args.cpu_n, c=2, tree=cpu.HERE.parent,
+                                       reps=3, logs=Path("/tmp"), pycache=None))  # fmt: skip
 
 
 if __name__ == "__main__":

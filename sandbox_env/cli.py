@@ -43,12 +43,18 @@ def cmd_policy_serve(args: argparse.Namespace) -> int:
 
 def vf_eval_command(url: str, model: str, concurrency: int, num_examples: int, rollouts: int, env_args: dict | None,
                     resume: str | bool | None = None, extra: list[str] | None = None) -> list[str]:  # fmt: skip
-    """The vf-eval command line: ours first, then `--resume`, then the caller's arguments (the last of a repeated option wins)."""
+    """The vf-eval command line: ours first, then `--resume`, then the caller's arguments (the last of a repeated option wins).
+
+    The environment runs in vf-eval's own process (`--disable-env-server`): an env server
+    would start a router and a worker, each importing verifiers' whole v0 stack again
+    (seconds of CPU apiece, before the first rollout) for a local policy that needs no
+    separate worker. `vf-eval websandbox ...` run by hand keeps its workers.
+    """
     resume_args = [] if not resume else ["--resume"] if resume is True else ["--resume", str(resume)]
     return [
         str(Path(sys.executable).with_name("vf-eval")), ENV_ID, "-m", model, "-b", url, "-k", POLICY_KEY_VAR,
         "-n", str(num_examples), "-r", str(rollouts), "-c", str(concurrency), "-s", "--disable-tui", "-C", "grade",
-        "-a", json.dumps(env_args or {}), *resume_args, *(extra or []),
+        "--disable-env-server", "-a", json.dumps(env_args or {}), *resume_args, *(extra or []),
     ]  # fmt: skip
 
 
@@ -66,7 +72,7 @@ def run_eval(policy: str = "reference", script: Path | None = None, concurrency:
     one vf-eval names on its output (eval_runs.py).
     """
     from sandbox_env.eval_live import LiveCounts
-    from sandbox_env.eval_runs import locate
+    from sandbox_env.eval_runs import locate, own_location
     from sandbox_env.image import ensure_image
     from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
     from sandbox_env.supervise import Supervised
@@ -76,7 +82,10 @@ def run_eval(policy: str = "reference", script: Path | None = None, concurrency:
     hold_run(run_id)  # gc leaves the run's containers alone while this process lives
     model = "script" if script else policy
     args = (model, concurrency, num_examples, rollouts, env_args, resume, extra)
-    where = locate(vf_eval_command("http://127.0.0.1:0/v1", *args)[1:], Path.cwd())  # vf-eval's parser judges `extra`
+    if extra:  # vf-eval's parser judges `extra` (it imports verifiers' whole stack: seconds of CPU)
+        where = locate(vf_eval_command("http://127.0.0.1:0/v1", *args)[1:], Path.cwd())
+    else:  # our own command line: vf-eval's rule, without importing vf-eval here
+        where = own_location(model, Path.cwd(), resume)
     server, url = start_policy_server(policy, script, "127.0.0.1", 0, fail_after)
     cmd = vf_eval_command(url, *args)
     where.snapshot(time.time())

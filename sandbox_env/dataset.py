@@ -1,14 +1,20 @@
-"""The shipped task dataset, filtered the way load_environment's arguments ask."""
+"""The shipped task dataset, filtered the way load_environment's arguments ask.
+
+Rows are plain JSON lines; only `build_dataset` needs the `datasets` library (with
+pandas and pyarrow behind it, seconds of CPU to import), so it is imported there: the
+policy server and the CLI read rows without paying for it.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-from datasets import Dataset
+from typing import TYPE_CHECKING, Any
 
 from sandbox_env.constants import DATA_FILE
+
+if TYPE_CHECKING:
+    from datasets import Dataset
 
 
 def load_rows(path: Path = DATA_FILE) -> list[dict[str, Any]]:
@@ -55,4 +61,6 @@ def select_rows(rows: list[dict[str, Any]], family: str | list[str] | None = Non
 
 
 def build_dataset(rows: list[dict[str, Any]]) -> Dataset:
+    from datasets import Dataset
+
     return Dataset.from_list(rows)

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sandbox_env.constants import ENV_ID
+
 RESULTS = "results.jsonl"
 # what vf-eval logs when it opens and when it finishes a run's folder
 REPORTED = re.compile(r"Sav(?:ing|ed final) results to (\S.*?)\s*$")
@@ -68,6 +70,18 @@ class RunLocation:
 
 def _written(run: Path) -> float:
     return max((f.stat().st_mtime for f in (run / RESULTS, run / METADATA) if f.is_file()), default=0.0)
+
+
+def own_location(model: str, cwd: Path, resume: str | bool | None = None) -> RunLocation:
+    """Where vf-eval saves for the command line `websandbox eval` builds when nothing is passed on.
+
+    vf-eval's rule (verifiers' `get_eval_runs_dir`), applied here because reading our own
+    command line with vf-eval's parser would import verifiers' whole stack into this
+    process: seconds of CPU before vf-eval, which imports it anyway, even starts.
+    """
+    base = cwd / "environments" / ENV_ID.replace("-", "_")
+    runs = (base / "outputs" if base.exists() else cwd / "outputs") / "evals" / f"{ENV_ID}--{model.replace('/', '--')}"
+    return RunLocation(runs_dir=runs, resume_path=cwd / resume if isinstance(resume, str) else None, cwd=cwd)
 
 
 def locate(vf_eval_args: list[str], cwd: Path) -> RunLocation:

@@ -6,6 +6,16 @@ out twice. The pool knows nothing of any backend: it is given a `factory` that s
 one ready sandbox and a `destroy` that removes one. Starts are paced (a few at a time) so that a burst of rollouts does not
 thrash the engine; when the pool is empty a caller starts its own container with
 `demand_factory` (refills use `factory`, which may wait for spare capacity only).
+
+Sizing. A pool only moves a container's start earlier; it never saves CPU, and it
+cannot know how much work is left, so every run ends with `size` containers (and, for
+prewarmed graders, their imports: about a core-second each for fastapi or django) that
+were started and never used. On a machine whose cores are the bound (the reference
+policy's throughput is flat from `-c 1` to `-c 32`) those are pure waste, and a
+one-task run would start several containers for one rollout. So the default is no
+pool: a container is started when a rollout or a grading run asks for one, and every
+container started is used. A pool is for runs where the latency of a start matters
+more than its CPU (`pool_size` of load_environment).
 """
 
 from __future__ import annotations
@@ -13,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,8 +30,8 @@ logger = logging.getLogger("websandbox.pool")
 
 
 def default_pool_size() -> int:
-    """Two ready sandboxes per core, at least 2 and at most 16."""
-    return max(2, min(16, 2 * (os.cpu_count() or 1)))
+    """No pool: containers start when work asks for them, so none is started and never used."""
+    return 0
 
 
 class WarmPool:

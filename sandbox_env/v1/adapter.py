@@ -43,7 +43,6 @@ from sandbox_env.tools import run_bash, run_code
 logger = logging.getLogger("websandbox.v1")
 
 
-
 @dataclass(frozen=True)
 class SandboxSettings:
     """Everything that shapes a sandbox and its grading; the classic `load_environment` arguments."""
@@ -56,7 +55,7 @@ class SandboxSettings:
     workspace_mb: int = DEFAULTS.workspace_mb
     tmp_mb: int = DEFAULTS.tmp_mb
     network: bool = DEFAULTS.network
-    pool_size: int | None = None  # None: the classic default, two ready sandboxes per core
+    pool_size: int | None = None  # None: the classic default, no pool (sandbox/pool.py)
     grading_timeout_seconds: float = DEFAULTS.timeout_seconds
     timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
     output_cap: int = DEFAULTS.output_cap

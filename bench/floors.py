@@ -1,0 +1,187 @@
+"""Floors of a rollout's CPU cost: the least work a family's rollout needs, done outside the harness.
+
+A family's floor is one fresh container for each container its rollout needs (the
+rollout's; for fastapi and django also one for grading; orm grades on the host), each
+running only that container's share of the reference's work, started and removed
+through the Docker SDK with the sandbox's own flags and no agent, no session, no pool:
+
+- orm: the session's first cell (a private copy of the fixture, Django set up, the usual
+  names imported) and the reference's cell, in one `python -c`;
+- fastapi: the reference's own bash call (app.py by heredoc, `python -c 'import app'`);
+  then grading: app.py laid out, `fastapi.testclient` imported, every check's requests
+  sent once through `TestClient` (a freshly executed app.py per check, as checks expect);
+- django: the task's files and the reference's bash calls (deliverables by heredoc, the
+  visible tests run by pytest); then grading: tree, deliverables and frozen tests laid
+  out and pytest run over the frozen tests with pytest-django, as the runner runs it.
+
+Also the parts a breakdown is read against: one lifecycle (`true`) and the imports
+alone. Each floor is measured by the same `cpuacct.Meter` as the runs: the container's
+cgroup, its containerd-shim (with runc) and its fuse-overlayfs daemon, plus the CPU this
+process spends on the SDK calls.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cpuacct import Meter
+
+from sandbox_env.constants import CONTAINER_PYTHON, SANDBOX_USER, WORKSPACE
+from sandbox_env.families.base import TaskRow
+from sandbox_env.families.django import INI
+from sandbox_env.families.orm import SESSION_ENV, session_preamble
+from sandbox_env.sandbox.docker import docker_client
+from sandbox_env.sandbox.docker.labels import LABEL, LABEL_PID, LABEL_ROLE
+from sandbox_env.sandbox.docker.spec import container_spec
+from sandbox_env.sandbox.types import Limits
+from sandbox_env.verify import reference_calls
+from sandbox_env.verify.base import bash_write_files
+
+IMPORTS = {
+    "orm": "import django",
+    "fastapi": "import fastapi.testclient",
+    "django": "import django.test, pytest, pytest_django.plugin",
+}
+
+# Sends each check's requests through TestClient, as the HTTP driver does, minus its witness and canaries.
+FASTAPI_WORK = """
+import json, sys, types
+sys.path.insert(0, "/workspace")
+from fastapi.testclient import TestClient
+source = open("/workspace/app.py").read()
+for check in json.loads(sys.argv[1]):
+    module = types.ModuleType("app"); module.__file__ = "/workspace/app.py"; sys.modules["app"] = module
+    exec(compile(source, "/workspace/app.py", "exec"), module.__dict__)
+    with TestClient(module.app, raise_server_exceptions=False, follow_redirects=False) as client:
+        for step in check["steps"]:
+            r = step["request"]; kw = {}
+            if "query" in r: kw["params"] = [tuple(p) for p in r["query"]]
+            if "headers" in r: kw["headers"] = [tuple(p) for p in r["headers"]]
+            if "json" in r: kw["json"] = r["json"]
+            if "form" in r: kw["data"] = r["form"]
+            if "files" in r: kw["files"] = [(f[0], (f[1], f[2].encode(), f[3])) for f in r["files"]]
+            if "content" in r: kw["content"] = r["content"].encode()
+            client.request(r["method"], r["path"], **kw).content
+"""
+
+
+@dataclass
+class Job:
+    """One fresh container's share of a floor: an argv run as the sandbox user in /workspace."""
+
+    name: str
+    argv: list[str]
+    env: dict[str, str] | None = None
+
+
+def _bash(*parts: str) -> list[str]:
+    return ["/bin/bash", "-c", "\n".join(p for p in parts if p)]
+
+
+def _calls_as_bash(calls: list[dict]) -> str:
+    """The reference's tool calls as one script (execute_code cells go to python over a heredoc)."""
+    out = []
+    for call in calls:
+        if call["tool"] == "bash":
+            out.append(call["args"]["command"])
+        else:
+            out.append(f"{CONTAINER_PYTHON} - <<'WEBSANDBOX_CELL'\n{call['args']['code']}\nWEBSANDBOX_CELL")
+    return "\n".join(out)
+
+
+def family_jobs(task: TaskRow) -> list[Job]:
+    """The containers a rollout of `task` needs at least, each with its share of the reference's work."""
+    calls = reference_calls(task.family, task.task_id)
+    if task.family == "orm":
+        cell = session_preamble() + "\n" + calls[0]["args"]["code"] + "\nassert isinstance(result, list)\n"
+        return [Job("rollout", [CONTAINER_PYTHON, "-c", cell], dict(SESSION_ENV))]
+    if task.family == "fastapi":
+        rollout = Job("rollout", _bash(bash_write_files(task.files) if task.files else "", _calls_as_bash(calls)))
+        app = {"app.py": _reference_file(task, "app.py")}
+        checks = json.dumps(task.grading["checks"])
+        work = f"{CONTAINER_PYTHON} -c {shlex.quote(FASTAPI_WORK)} {shlex.quote(checks)}"
+        return [rollout, Job("grading", _bash(bash_write_files(app), work))]
+    if task.family == "django":
+        rollout = Job("rollout", _bash(bash_write_files(task.files), _calls_as_bash(calls)))
+        g = task.grading
+        files = {**g["tree"], **_reference_deliverables(task), **g["tests"]}
+        pytest = [CONTAINER_PYTHON, "-m", "pytest", "-p", "pytest_django.plugin", "-p", "no:cacheprovider",
+                  "-c", INI, "--rootdir", WORKSPACE, "--ds", g["settings"], "--no-migrations", "-q",
+                  *sorted(g["tests"])]  # fmt: skip
+        grading = _bash(bash_write_files(files), "cd /workspace && PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 " + shlex.join(pytest))
+        return [rollout, Job("grading", grading)]
+    raise ValueError(f"no floor for family {task.family!r}")
+
+
+def _reference_file(task: TaskRow, path: str) -> str:
+    from sandbox_env.constants import TASKS_DIR
+
+    return (TASKS_DIR / task.family / task.task_id / "reference.py").read_text() if path == "app.py" else ""
+
+
+def _reference_deliverables(task: TaskRow) -> dict[str, str]:
+    from sandbox_env.constants import TASKS_DIR
+    from sandbox_env.families.django import read_folder
+
+    return read_folder(TASKS_DIR / task.family / task.task_id / "reference")
+
+
+class FloorRunner:
+    """Runs jobs one at a time in fresh containers and returns what each cost (Meter accounting)."""
+
+    def __init__(self, image: str, meter: Meter) -> None:
+        self.image = image
+        self.meter = meter
+        self.dc = docker_client()
+
+    def run(self, job: Job) -> float:
+        """Core-seconds of one fresh container running `job`: cgroup + shim + FUSE + the SDK calls here."""
+        labels = {LABEL: "bench", LABEL_PID: str(self.meter.root_pid), LABEL_ROLE: f"floor-{job.name}"}
+        spec = container_spec(self.image, Limits(), labels, "floor", env=job.env)
+        # the sandbox's flags, minus what only its agent needs: it starts as the sandbox user, no
+        # capabilities, no stdin, and is removed here (after its last sample), not automatically
+        spec.update(command=job.argv, stdin_open=False, user=SANDBOX_USER, working_dir=WORKSPACE, cap_add=[],
+                    auto_remove=False)  # fmt: skip
+        spec.pop("detach", None)
+        t0 = time.thread_time()
+        c = self.dc.containers.create(**spec)
+        try:
+            c.start()
+            status = c.wait(timeout=600)
+            self.meter.sample_now()  # the shim (which reaped the container) and the FUSE daemon live until removal
+            if status.get("StatusCode") != 0:
+                raise RuntimeError(f"floor job {job.name} exited with {status}: {_logs_hint(job)}")
+        finally:
+            c.remove(force=True)
+        host = time.thread_time() - t0
+        return self.meter.total_of(c.id) + host
+
+    def median(self, job: Job, reps: int) -> float:
+        return statistics.median(self.run(job) for _ in range(reps))
+
+
+def _logs_hint(job: Job) -> str:
+    return "run its argv by hand in a container of the image: " + shlex.join(job.argv)[:300]
+
+
+def measure(image: str, meter: Meter, tasks_by_family: dict[str, list[TaskRow]], reps: int = 3,
+            say: Callable[[str], None] = print) -> dict[str, dict[str, float]]:  # fmt: skip
+    """Per family: the mean floor per task, and the lifecycle and import parts, in core-seconds."""
+    runner = FloorRunner(image, meter)
+    lifecycle = runner.median(Job("lifecycle", ["true"]), reps)
+    say(f"  floor: one container lifecycle (`true`): {lifecycle:.3f} core-s")
+    out: dict[str, dict[str, float]] = {}
+    for family, tasks in tasks_by_family.items():
+        imports = runner.median(Job("imports", [CONTAINER_PYTHON, "-c", IMPORTS[family]]), reps) - lifecycle
+        per_task = [sum(runner.run(job) for job in family_jobs(task)) for task in tasks]
+        n_containers = len(family_jobs(tasks[0]))
+        out[family] = {"floor": statistics.mean(per_task), "lifecycle": lifecycle, "containers": n_containers,
+                       "imports": imports}  # fmt: skip
+        say(f"  floor: {family}: {out[family]['floor']:.3f} core-s per task over {len(tasks)} tasks "
+            f"({n_containers} container(s); `{IMPORTS[family]}` alone {imports:.3f})")  # fmt: skip
+    return out
