@@ -150,8 +150,11 @@ async def grading_figures(backend: DockerBackend, image: str, n: int) -> None:
             g2 = await grade_final(task, final, warm)
             hot.append(time.perf_counter() - t0)
             assert g1.score == g2.score == 1.0, (task.task_id, g1.reason, g2.reason)
-        record(f"grading, {family}, prewarmed (median of {len(hot)})", ms(statistics.median(hot)),
-               f"cold: {ms(statistics.median(cold))}")  # fmt: skip
+        record(
+            f"grading, {family}, prewarmed (median of {len(hot)})",
+            ms(statistics.median(hot)),
+            f"cold: {ms(statistics.median(cold))}",
+        )
     await warm.stop()
 
 
@@ -186,9 +189,11 @@ async def throughput(backend: DockerBackend, image: str, total: int) -> None:
         rate = len(picked) / (time.perf_counter() - t0)
         errors = sum(1 for r in runs if r.grade.scoring_error)
         base = base or rate
-        record(f"reference rollouts/s at concurrency {conc}", f"{rate:.2f}/s",
-               f"{rate / base:.2f}x c=1; {errors} harness errors; mean score "
-               f"{statistics.mean(r.grade.score for r in runs):.3f}")  # fmt: skip
+        record(
+            f"reference rollouts/s at concurrency {conc}",
+            f"{rate:.2f}/s",
+            f"{rate / base:.2f}x c=1; {errors} harness errors; mean score {statistics.mean(r.grade.score for r in runs):.3f}",
+        )
     await backend.stop_pools()
     await grader.stop()
     await asyncio.sleep(2)  # background removals of grading containers
@@ -234,8 +239,11 @@ def main() -> None:
         import cpu
 
         print("core-seconds per rollout (bench/cpu.py):", flush=True)
-        cpu.measure(argparse.Namespace(families=",".join(cpu.FAMILIES), n=args.cpu_n, c=2, tree=cpu.HERE.parent,
-                                       reps=3, logs=Path("/tmp"), pycache=None))  # fmt: skip
+        cpu.measure(
+            argparse.Namespace(
+                families=",".join(cpu.FAMILIES), n=args.cpu_n, c=2, tree=cpu.HERE.parent, reps=3, logs=Path("/tmp"), pycache=None
+            )
+        )
 
 
 if __name__ == "__main__":

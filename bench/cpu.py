@@ -100,8 +100,7 @@ def startup_floor(tree: Path, pycache: Path | None) -> float:
     return min(cpu_of([sys.executable, "-c", code], child_env(tree, pycache)) for _ in range(2))
 
 
-def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, driver: str,
-             pycache: Path | None = None) -> Run:  # fmt: skip
+def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, driver: str, pycache: Path | None = None) -> Run:
     exe = Path(sys.executable).with_name("websandbox")
     env = child_env(tree, pycache)
     cmd = [str(exe), "eval", "--family", family, "-c", str(concurrency), "-n", str(n)]
@@ -127,16 +126,33 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
     starts = [r["timing"]["start_time"] for r in results if r.get("timing")]
     first = min(starts) if starts else None
     return Run(
-        name=family, rollouts=len(results), own=m.reaped + sum(containers.values()), host=m.reaped,
-        containers=containers, parts=parts, counts=counts, engine_shared=sum(m.engine_shared.values()),
-        machine=m.machine, wall=m.wall, host_by_name=m.host_by_name(),
+        name=family,
+        rollouts=len(results),
+        own=m.reaped + sum(containers.values()),
+        host=m.reaped,
+        containers=containers,
+        parts=parts,
+        counts=counts,
+        engine_shared=sum(m.engine_shared.values()),
+        machine=m.machine,
+        wall=m.wall,
+        host_by_name=m.host_by_name(),
         first_rollout=None if first is None else first - t0,
         first_rollout_cpu=None if first is None else m.host_cpu_at(first),
         rewards=[float(r.get("reward") or 0.0) for r in results],
-        detail=[{"id": c.cid[:12], "kind": c.kind, "role": c.role, "total": round(c.total, 3),
-                 "shim": round(c.shim, 3), "fuse": round(c.fuse, 3),
-                 "classes": {k: round(v, 3) for k, v in c.by_class().items()}} for c in mine],
-    )  # fmt: skip
+        detail=[
+            {
+                "id": c.cid[:12],
+                "kind": c.kind,
+                "role": c.role,
+                "total": round(c.total, 3),
+                "shim": round(c.shim, 3),
+                "fuse": round(c.fuse, 3),
+                "classes": {k: round(v, 3) for k, v in c.by_class().items()},
+            }
+            for c in mine
+        ],
+    )
 
 
 def _results_since(tree: Path, t0: float) -> list[dict]:
@@ -175,15 +191,15 @@ def breakdown(run: Run, start: Run, floor: dict[str, float]) -> dict[str, float]
         "FUSE (fuse-overlayfs) of used containers": total("fuse-overlayfs"),
         "rollout container: docker-init and agent": total("init", "agent", kinds=("rollout",)),
         "rollout container: Python session": total("session", kinds=("rollout",)),
-        "rollout container: tool commands (the reference's own work)": total("tool", "reaped and unsampled",
-                                                                               kinds=("rollout",)),
-        "grading container: docker-init and agent": total("init", "agent", "tool", "reaped and unsampled",
-                                                          kinds=("grader",)),
+        "rollout container: tool commands (the reference's own work)": total("tool", "reaped and unsampled", kinds=("rollout",)),
+        "grading container: docker-init and agent": total("init", "agent", "tool", "reaped and unsampled", kinds=("grader",)),
         "grading container: grader program (imports, canaries, checks)": total("grader", kinds=("grader",)),
         "containers started and never used (pool refills, prewarmed graders)": (
-            run.containers["unused pool"] + run.containers["unused grader"]) / n,
+            run.containers["unused pool"] + run.containers["unused grader"]
+        )
+        / n,
         "host: vf-eval, env server, policy server (past start-up)": (run.host - start.host) / n,
-    }  # fmt: skip
+    }
     out["of which Python imports (floor's import figure x containers importing)"] = floor["imports"] * (
         1 if run.name == "orm" else 2
     )
@@ -199,10 +215,14 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3, help="repetitions of the lifecycle and import floors")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--logs", type=Path, default=Path("/tmp"), help="where each run's output goes")
-    ap.add_argument("--pycache-prefix", type=Path, dest="pycache",
-                    help="compile bytecode for the venv and the tree into this folder and run with "
-                         "PYTHONPYCACHEPREFIX set to it: what an install with compiled bytecode gives, on a "
-                         "machine where PYTHONDONTWRITEBYTECODE=1 and the venv has no .pyc files")  # fmt: skip
+    ap.add_argument(
+        "--pycache-prefix",
+        type=Path,
+        dest="pycache",
+        help="compile bytecode for the venv and the tree into this folder and run with "
+        "PYTHONPYCACHEPREFIX set to it: what an install with compiled bytecode gives, on a "
+        "machine where PYTHONDONTWRITEBYTECODE=1 and the venv has no .pyc files",
+    )
     args = ap.parse_args()
     figures = measure(args)
     if args.json:
@@ -214,8 +234,11 @@ def measure(args: argparse.Namespace) -> dict:
     driver = docker_client().info().get("Driver", "")
     tree = args.tree.resolve()
     image = ensure_image()
-    print(f"tree {tree}; image {image}; storage driver {driver}; load {os.getloadavg()[0]:.1f}; "
-          f"bytecode: {bytecode_state(args.pycache)}", flush=True)  # fmt: skip
+    print(
+        f"tree {tree}; image {image}; storage driver {driver}; load {os.getloadavg()[0]:.1f}; "
+        f"bytecode: {bytecode_state(args.pycache)}",
+        flush=True,
+    )
     if args.pycache is not None:
         compile_bytecode(tree, args.pycache)
     floor = startup_floor(tree, args.pycache)
@@ -227,8 +250,12 @@ def measure(args: argparse.Namespace) -> dict:
         with Meter(driver=driver) as m:
             floor = floors.measure(image, m, {family: tasks}, reps=args.reps)[family]
         run = run_eval(tree, family, len(tasks), args.c, args.logs / f"cpu-bench-{family}.log", driver, args.pycache)
-        row = {"run": run.__dict__, "floor": floor, "per_rollout": per_rollout(run, start),
-               "breakdown": breakdown(run, start, floor)}  # fmt: skip
+        row = {
+            "run": run.__dict__,
+            "floor": floor,
+            "per_rollout": per_rollout(run, start),
+            "breakdown": breakdown(run, start, floor),
+        }
         figures["families"][family] = row
         show_family(family, row)
     return figures
@@ -247,12 +274,14 @@ def bytecode_state(pycache: Path | None) -> str:
 
 def show_start(start: Run, floor: float) -> None:
     print(f"start-up floor (one process importing vf-eval and a vf.SandboxEnv): {floor:.1f} core-s", flush=True)
-    print(f"start-up (`websandbox eval --family smoke -n 1`): {start.own:.1f} core-s of its own "
-          f"(host {start.host:.1f}: " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(start.host_by_name.items())
-                                                  if v >= 0.05 and k != "bench")
-          + f"; containers {sum(start.containers.values()):.2f} in {sum(start.counts.values())}); "
-          f"engine daemons (shared) {start.engine_shared:.1f}; machine-wide {start.machine:.1f}; wall {start.wall:.1f} s",
-          flush=True)  # fmt: skip
+    print(
+        f"start-up (`websandbox eval --family smoke -n 1`): {start.own:.1f} core-s of its own "
+        f"(host {start.host:.1f}: "
+        + ", ".join(f"{k} {v:.1f}" for k, v in sorted(start.host_by_name.items()) if v >= 0.05 and k != "bench")
+        + f"; containers {sum(start.containers.values()):.2f} in {sum(start.counts.values())}); "
+        f"engine daemons (shared) {start.engine_shared:.1f}; machine-wide {start.machine:.1f}; wall {start.wall:.1f} s",
+        flush=True,
+    )
     if start.first_rollout is not None:
         print(
             f"first rollout under way {start.first_rollout:.1f} s after the command, "
@@ -263,10 +292,13 @@ def show_start(start: Run, floor: float) -> None:
 
 def show_family(family: str, row: dict) -> None:
     pr, floor, run = row["per_rollout"], row["floor"], row["run"]
-    print(f"per {family} rollout: {pr['own']:.2f} core-s, floor {floor['floor']:.2f}, ratio {pr['own'] / floor['floor']:.2f}"
-          f" ({run['rollouts']} rollouts, mean reward {sum(run['rewards']) / max(len(run['rewards']), 1):.3f}; "
-          f"engine daemons, shared: {pr['engine_shared']:.2f}; machine-wide: {pr['machine']:.2f}; "
-          f"containers {run['counts']})", flush=True)  # fmt: skip
+    print(
+        f"per {family} rollout: {pr['own']:.2f} core-s, floor {floor['floor']:.2f}, ratio {pr['own'] / floor['floor']:.2f}"
+        f" ({run['rollouts']} rollouts, mean reward {sum(run['rewards']) / max(len(run['rewards']), 1):.3f}; "
+        f"engine daemons, shared: {pr['engine_shared']:.2f}; machine-wide: {pr['machine']:.2f}; "
+        f"containers {run['counts']})",
+        flush=True,
+    )
     for name, value in row["breakdown"].items():
         print(f"    {name:<72} {value:6.3f}")
 

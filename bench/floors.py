@@ -110,9 +110,24 @@ def family_jobs(task: TaskRow) -> list[Job]:
         rollout = Job("rollout", _bash(bash_write_files(task.files), _calls_as_bash(calls)))
         g = task.grading
         files = {**g["tree"], **_reference_deliverables(task), **g["tests"]}
-        pytest = [CONTAINER_PYTHON, "-m", "pytest", "-p", "pytest_django.plugin", "-p", "no:cacheprovider",
-                  "-c", INI, "--rootdir", WORKSPACE, "--ds", g["settings"], "--no-migrations", "-q",
-                  *sorted(g["tests"])]  # fmt: skip
+        pytest = [
+            CONTAINER_PYTHON,
+            "-m",
+            "pytest",
+            "-p",
+            "pytest_django.plugin",
+            "-p",
+            "no:cacheprovider",
+            "-c",
+            INI,
+            "--rootdir",
+            WORKSPACE,
+            "--ds",
+            g["settings"],
+            "--no-migrations",
+            "-q",
+            *sorted(g["tests"]),
+        ]
         grading = _bash(bash_write_files(files), "cd /workspace && PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 " + shlex.join(pytest))
         return [rollout, Job("grading", grading)]
     raise ValueError(f"no floor for family {task.family!r}")
@@ -145,8 +160,7 @@ class FloorRunner:
         spec = container_spec(self.image, Limits(), labels, "floor", env=job.env)
         # the sandbox's flags, minus what only its agent needs: it starts as the sandbox user, no
         # capabilities, no stdin, and is removed here (after its last sample), not automatically
-        spec.update(command=job.argv, stdin_open=False, user=SANDBOX_USER, working_dir=WORKSPACE, cap_add=[],
-                    auto_remove=False)  # fmt: skip
+        spec.update(command=job.argv, stdin_open=False, user=SANDBOX_USER, working_dir=WORKSPACE, cap_add=[], auto_remove=False)
         spec.pop("detach", None)
         t0 = time.thread_time()
         c = self.dc.containers.create(**spec)
@@ -169,8 +183,9 @@ def _logs_hint(job: Job) -> str:
     return "run its argv by hand in a container of the image: " + shlex.join(job.argv)[:300]
 
 
-def measure(image: str, meter: Meter, tasks_by_family: dict[str, list[TaskRow]], reps: int = 3,
-            say: Callable[[str], None] = print) -> dict[str, dict[str, float]]:  # fmt: skip
+def measure(
+    image: str, meter: Meter, tasks_by_family: dict[str, list[TaskRow]], reps: int = 3, say: Callable[[str], None] = print
+) -> dict[str, dict[str, float]]:
     """Per family: the mean floor per task, and the lifecycle and import parts, in core-seconds."""
     runner = FloorRunner(image, meter)
     lifecycle = runner.median(Job("lifecycle", ["true"]), reps)
@@ -180,8 +195,9 @@ def measure(image: str, meter: Meter, tasks_by_family: dict[str, list[TaskRow]],
         imports = runner.median(Job("imports", [CONTAINER_PYTHON, "-c", IMPORTS[family]]), reps) - lifecycle
         per_task = [sum(runner.run(job) for job in family_jobs(task)) for task in tasks]
         n_containers = len(family_jobs(tasks[0]))
-        out[family] = {"floor": statistics.mean(per_task), "lifecycle": lifecycle, "containers": n_containers,
-                       "imports": imports}  # fmt: skip
-        say(f"  floor: {family}: {out[family]['floor']:.3f} core-s per task over {len(tasks)} tasks "
-            f"({n_containers} container(s); `{IMPORTS[family]}` alone {imports:.3f})")  # fmt: skip
+        out[family] = {"floor": statistics.mean(per_task), "lifecycle": lifecycle, "containers": n_containers, "imports": imports}
+        say(
+            f"  floor: {family}: {out[family]['floor']:.3f} core-s per task over {len(tasks)} tasks "
+            f"({n_containers} container(s); `{IMPORTS[family]}` alone {imports:.3f})"
+        )
     return out

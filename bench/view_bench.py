@@ -89,11 +89,15 @@ def main() -> int:
             driver.quit()
 
     median = statistics.median(opens)
-    print(f"report of {args.rollouts} rollouts (transcripts x{args.longer}): {size / 1e6:.1f} MB, "
-          f"read + written in {write_s:.2f} s ({write_cpu:.2f} s CPU)")  # fmt: skip
-    print(f"  open in headless Chromium   {median:6.2f} s median of {args.repeat} "
-          f"({', '.join(f'{x:.2f}' for x in opens)})   floor: under {OPEN_FLOOR_S:.0f} s  "
-          f"{'ok' if median < OPEN_FLOOR_S else 'TOO SLOW'}")  # fmt: skip
+    print(
+        f"report of {args.rollouts} rollouts (transcripts x{args.longer}): {size / 1e6:.1f} MB, "
+        f"read + written in {write_s:.2f} s ({write_cpu:.2f} s CPU)"
+    )
+    print(
+        f"  open in headless Chromium   {median:6.2f} s median of {args.repeat} "
+        f"({', '.join(f'{x:.2f}' for x in opens)})   floor: under {OPEN_FLOOR_S:.0f} s  "
+        f"{'ok' if median < OPEN_FLOOR_S else 'TOO SLOW'}"
+    )
     print(f"  expand one rollout          {expand:6.0f} ms")
     print(f"  first search (builds index) {search:6.0f} ms   (found {found})")
     print(f"  filter by family            {filt:6.0f} ms")

@@ -99,13 +99,22 @@ def judge_time_limit(usage: Usage | None) -> Verdict:
     if own:
         return Verdict(True, own)
     if usage.cpu_pressure is None:
-        return Verdict(False, f"its processes used only {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s "
-                              "and whether they waited for a CPU could not be measured")  # fmt: skip
+        return Verdict(
+            False,
+            f"its processes used only {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s "
+            "and whether they waited for a CPU could not be measured",
+        )
     if usage.cpu_pressure >= STARVED_SHARE:
-        return Verdict(False, f"starved: its processes got {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s and "
-                              f"waited for a CPU {usage.cpu_pressure:.0%} of the time")  # fmt: skip
-    return Verdict(True, f"its processes waited on themselves: {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s, "
-                         f"waiting for a CPU only {usage.cpu_pressure:.0%} of the time")  # fmt: skip
+        return Verdict(
+            False,
+            f"starved: its processes got {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s and "
+            f"waited for a CPU {usage.cpu_pressure:.0%} of the time",
+        )
+    return Verdict(
+        True,
+        f"its processes waited on themselves: {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s, "
+        f"waiting for a CPU only {usage.cpu_pressure:.0%} of the time",
+    )
 
 
 def judge_silence(usage: Usage | None) -> Verdict:

@@ -41,8 +41,16 @@ def cmd_policy_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def vf_eval_command(url: str, model: str, concurrency: int, num_examples: int, rollouts: int, env_args: dict | None,
-                    resume: str | bool | None = None, extra: list[str] | None = None) -> list[str]:  # fmt: skip
+def vf_eval_command(
+    url: str,
+    model: str,
+    concurrency: int,
+    num_examples: int,
+    rollouts: int,
+    env_args: dict | None,
+    resume: str | bool | None = None,
+    extra: list[str] | None = None,
+) -> list[str]:
     """The vf-eval command line: ours first, then `--resume`, then the caller's arguments (the last of a repeated option wins).
 
     The environment runs in vf-eval's own process (`--disable-env-server`): an env server
@@ -52,17 +60,44 @@ def vf_eval_command(url: str, model: str, concurrency: int, num_examples: int, r
     """
     resume_args = [] if not resume else ["--resume"] if resume is True else ["--resume", str(resume)]
     return [
-        str(Path(sys.executable).with_name("vf-eval")), ENV_ID, "-m", model, "-b", url, "-k", POLICY_KEY_VAR,
-        "-n", str(num_examples), "-r", str(rollouts), "-c", str(concurrency), "-s", "--disable-tui", "-C", "grade",
-        "--disable-env-server", "-a", json.dumps(env_args or {}), *resume_args, *(extra or []),
-    ]  # fmt: skip
+        str(Path(sys.executable).with_name("vf-eval")),
+        ENV_ID,
+        "-m",
+        model,
+        "-b",
+        url,
+        "-k",
+        POLICY_KEY_VAR,
+        "-n",
+        str(num_examples),
+        "-r",
+        str(rollouts),
+        "-c",
+        str(concurrency),
+        "-s",
+        "--disable-tui",
+        "-C",
+        "grade",
+        "--disable-env-server",
+        "-a",
+        json.dumps(env_args or {}),
+        *resume_args,
+        *(extra or []),
+    ]
 
 
-def run_eval(policy: str = "reference", script: Path | None = None, concurrency: int = DEFAULTS.eval_concurrency,
-             num_examples: int = -1,
-             rollouts: int = 1, env_args: dict | None = None,
-             extra: list[str] | None = None, resume: str | bool | None = None,
-             fail_after: int | None = None, run_id: str | None = None) -> tuple[int, Path | None]:  # fmt: skip
+def run_eval(
+    policy: str = "reference",
+    script: Path | None = None,
+    concurrency: int = DEFAULTS.eval_concurrency,
+    num_examples: int = -1,
+    rollouts: int = 1,
+    env_args: dict | None = None,
+    extra: list[str] | None = None,
+    resume: str | bool | None = None,
+    fail_after: int | None = None,
+    run_id: str | None = None,
+) -> tuple[int, Path | None]:
     """Serve the policy on loopback and run the real vf-eval against it in the current directory,
     printing live counts as rollouts finish; returns (exit code, run dir).
 
@@ -123,15 +158,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     run_id = current_run_id()
     t0 = time.perf_counter()
     try:
-        code, run = run_eval(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args,
-                             extra=args.vf_args, resume=args.resume, fail_after=args.fail_after,
-                             run_id=run_id)  # fmt: skip
+        code, run = run_eval(
+            args.policy,
+            args.script,
+            args.concurrency,
+            args.num_examples,
+            args.rollouts,
+            env_args,
+            extra=args.vf_args,
+            resume=args.resume,
+            fail_after=args.fail_after,
+            run_id=run_id,
+        )
     finally:
         left = len(settle_run(run_id))  # this run's containers only: other runs may be going on
     wall = time.perf_counter() - t0
     if run is None:
-        print(f"vf-eval saved no run (exit code {code}); containers of run {run_id} left afterwards: {left}",
-              file=sys.stderr)  # fmt: skip
+        print(f"vf-eval saved no run (exit code {code}); containers of run {run_id} left afterwards: {left}", file=sys.stderr)
         return code or 1
     status = report(run, f"{args.script or args.policy} policy, {run.name}")
     if code != 0:
@@ -214,9 +257,12 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--fail-after", type=int, metavar="N", help="answer HTTP 500 after the first N requests of a rollout")
     s.set_defaults(func=cmd_policy_serve)
 
-    p = sub.add_parser("eval", help="the main job: vf-eval over every task against a scripted policy",
-                       usage="websandbox eval [options] [-- VF_EVAL_ARGS ...]",
-                       epilog="Everything after `--` goes to vf-eval as it is (the last of a repeated option wins).")  # fmt: skip
+    p = sub.add_parser(
+        "eval",
+        help="the main job: vf-eval over every task against a scripted policy",
+        usage="websandbox eval [options] [-- VF_EVAL_ARGS ...]",
+        epilog="Everything after `--` goes to vf-eval as it is (the last of a repeated option wins).",
+    )
     p.add_argument("--policy", default="reference", choices=["reference", "null"])
     p.add_argument("--script", type=Path)
     p.add_argument("--family", help="only this family")
@@ -224,8 +270,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-n", "--num-examples", type=int, default=-1)
     p.add_argument("-r", "--rollouts", type=int, default=1)
     p.add_argument("-a", "--env-args", help="JSON object of load_environment arguments")
-    p.add_argument("--resume", nargs="?", const=True, metavar="PATH",
-                   help="vf-eval --resume: go on with PATH, or with the newest incomplete run of this policy")  # fmt: skip
+    p.add_argument(
+        "--resume",
+        nargs="?",
+        const=True,
+        metavar="PATH",
+        help="vf-eval --resume: go on with PATH, or with the newest incomplete run of this policy",
+    )
     p.add_argument("--fail-after", type=int, metavar="N", help="the policy server answers HTTP 500 after N requests of a rollout")
     p.set_defaults(func=cmd_eval)
 

@@ -29,9 +29,14 @@ def _as_list(value: str | list[str] | None) -> list[str] | None:
     return [value] if isinstance(value, str) else list(value)
 
 
-def select_rows(rows: list[dict[str, Any]], family: str | list[str] | None = None,
-                difficulty: str | list[str] | None = None, category: str | list[str] | None = None,
-                task_ids: list[str] | None = None, include_smoke: bool = False) -> list[dict[str, Any]]:  # fmt: skip
+def select_rows(
+    rows: list[dict[str, Any]],
+    family: str | list[str] | None = None,
+    difficulty: str | list[str] | None = None,
+    category: str | list[str] | None = None,
+    task_ids: list[str] | None = None,
+    include_smoke: bool = False,
+) -> list[dict[str, Any]]:
     """Rows matching every given filter; unknown values are errors that list what exists."""
     filters = {"family": _as_list(family), "difficulty": _as_list(difficulty), "category": _as_list(category)}
     for key, wanted in filters.items():

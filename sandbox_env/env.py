@@ -85,9 +85,11 @@ def make_backend(backend: str, limits: Limits, max_sandboxes: int | None = None)
 
 
 def _replaced_message(evidence: str) -> str:
-    return (f"[the sandbox ended during this call: {evidence}. It has been replaced by a fresh sandbox with the "
-            "task's starting files: everything done in the old one (files, processes, the Python session's "
-            "variables) is gone.]")  # fmt: skip
+    return (
+        f"[the sandbox ended during this call: {evidence}. It has been replaced by a fresh sandbox with the "
+        "task's starting files: everything done in the old one (files, processes, the Python session's "
+        "variables) is gone.]"
+    )
 
 
 def _cancelling() -> bool:
@@ -119,17 +121,25 @@ class WebSandboxEnv(vf.SandboxEnv):
         # grandparent is initialised instead; every SandboxEnv method that would reach the
         # hosted client (setup_state, destroy_sandbox, the teardowns) is overridden below.
         vf.StatefulToolEnv.__init__(
-            self, tools=[], max_turns=max_turns, dataset=dataset, system_prompt=system_prompt,
-            rubric=build_rubric(), stop_errors=[vf.SandboxError], error_formatter=lambda e: f"Error: {e}", **kwargs,
-        )  # fmt: skip
+            self,
+            tools=[],
+            max_turns=max_turns,
+            dataset=dataset,
+            system_prompt=system_prompt,
+            rubric=build_rubric(),
+            stop_errors=[vf.SandboxError],
+            error_formatter=lambda e: f"Error: {e}",
+            **kwargs,
+        )
         self.add_rubric(SandboxMonitorRubric())
         self.image = image
         self.timeout_per_command_seconds = timeout_per_command_seconds
         self.output_cap = output_cap
         self.backend = make_backend(backend, limits or Limits(), max_sandboxes)
         self.backend.keep_warm(image, pool_size)
-        self.grader = Grader(self.backend, image, timeout=grading_timeout_seconds,
-                             prewarm=max(1, pool_size // 2) if pool_size > 0 else 0)  # fmt: skip
+        self.grader = Grader(
+            self.backend, image, timeout=grading_timeout_seconds, prewarm=max(1, pool_size // 2) if pool_size > 0 else 0
+        )
         self.add_tool(self.bash, args_to_skip=list(_INJECTED))
         self.add_tool(self.execute_code, args_to_skip=list(_INJECTED))
         assert tuple(self.tool_map) == TOOL_NAMES
@@ -165,8 +175,7 @@ class WebSandboxEnv(vf.SandboxEnv):
         except Exception as exc:
             if new is not None:
                 self.backend.delete_later(new)
-            raise HarnessFault(f"the sandbox was ended from inside ({evidence}) and no fresh one could be set up: "
-                               f"{exc}") from exc  # fmt: skip
+            raise HarnessFault(f"the sandbox was ended from inside ({evidence}) and no fresh one could be set up: {exc}") from exc
         sandbox_state["sandbox_id"] = new
         sandbox_state["replaced"] = sandbox_state.get("replaced", 0) + 1
         logger.info("task %s: sandbox replaced after it was ended from inside (%s)", task.task_id, evidence)
@@ -190,8 +199,9 @@ class WebSandboxEnv(vf.SandboxEnv):
         run = lambda sb: run_code(sb, code, self.timeout_per_command_seconds, self.output_cap)  # noqa: E731
         return await self._tool("execute_code", sandbox_id, sandbox_state, run)
 
-    def update_tool_args(self, tool_name: str, tool_args: dict[str, Any], messages: vf.Messages,
-                         state: vf.State, **kwargs: Any) -> dict[str, Any]:  # fmt: skip
+    def update_tool_args(
+        self, tool_name: str, tool_args: dict[str, Any], messages: vf.Messages, state: vf.State, **kwargs: Any
+    ) -> dict[str, Any]:
         # a model that sets an injected name itself gets it replaced: it cannot pick another sandbox
         return {**tool_args, "sandbox_id": _current_sandbox(state), "sandbox_state": state["sandbox_state"]}
 
@@ -214,8 +224,13 @@ class WebSandboxEnv(vf.SandboxEnv):
     async def setup_state(self, state: vf.State, **kwargs: Any) -> vf.State:
         """Take a ready sandbox for the rollout and lay out the task in it; any failure is a harness fault."""
         task = TaskRow.from_info(state["info"])
-        sandbox_state = {"ready": False, "ready_wait_time": 0.0, "command_execution_times": [], "replaced": 0,
-                         "info": state["info"]}  # fmt: skip
+        sandbox_state = {
+            "ready": False,
+            "ready_wait_time": 0.0,
+            "command_execution_times": [],
+            "replaced": 0,
+            "info": state["info"],
+        }
         state["sandbox_state"] = sandbox_state
         t0 = time.perf_counter()
         try:
@@ -258,8 +273,11 @@ class WebSandboxEnv(vf.SandboxEnv):
         try:
             final = await get_family(task.family).collect(self._sandbox(sid), task)
         except SandboxEndedFromInside as exc:
-            return Grade(0.0, f"the sandbox's own processes ended it before its final state could be read: {exc.evidence}",
-                         metrics={name: 0.0 for name in METRIC_NAMES})  # fmt: skip
+            return Grade(
+                0.0,
+                f"the sandbox's own processes ended it before its final state could be read: {exc.evidence}",
+                metrics={name: 0.0 for name in METRIC_NAMES},
+            )
         except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
             return Grade.harness_fault(f"could not take the final state out of the sandbox: {exc}")
         await self._release_sandbox(state)  # before grading: a rollout holds one budget slot at a time

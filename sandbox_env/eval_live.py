@@ -50,8 +50,12 @@ class Tally:
 
     def line(self) -> str:
         row = self.counts()
-        parts = [f"{row['rollouts']} done", f"errored {errored_cell(row)}", f"scoring errors {row['scoring_errors']}",
-                 f"tampered {row['tampered']}"]  # fmt: skip
+        parts = [
+            f"{row['rollouts']} done",
+            f"errored {errored_cell(row)}",
+            f"scoring errors {row['scoring_errors']}",
+            f"tampered {row['tampered']}",
+        ]
         if row["mean_reward"] is not None:
             fin = row["mean_finished"]
             finished = f"finished {fin:.3f}" if fin is not None else "none finished"

@@ -45,8 +45,16 @@ def print_table(rows: list[dict[str, Any]], title: str) -> None:
     for col in cols:
         table.add_column(col, justify="left" if col in ("family", "errored") else "right")
     for r in rows:
-        table.add_row(r["family"], str(r["rollouts"]), reward(r["mean_reward"]), reward(r["mean_finished"]),
-                      str(r["perfect"]), str(r["scoring_errors"]), str(r["tampered"]), errored_cell(r))  # fmt: skip
+        table.add_row(
+            r["family"],
+            str(r["rollouts"]),
+            reward(r["mean_reward"]),
+            reward(r["mean_finished"]),
+            str(r["perfect"]),
+            str(r["scoring_errors"]),
+            str(r["tampered"]),
+            errored_cell(r),
+        )
     console = Console()
     # off a terminal (a log, a pipe, CI) nothing limits the width: keep each row on one line
     (console if console.is_terminal else Console(width=200)).print(table)
@@ -63,8 +71,11 @@ def error_line(rollouts: list[dict[str, Any]]) -> str | None:
     if len(example) > REASON_CHARS:
         example = example[:REASON_CHARS] + "..."
     others = len(kinds) - 1
-    return (f"{len(errored)} of {len(rollouts)} rollouts ended with an error; the commonest, {kind}, ended {count}"
-            + (f" ({others} other kind{'s' if others > 1 else ''})" if others else "") + f": {example}")  # fmt: skip
+    return (
+        f"{len(errored)} of {len(rollouts)} rollouts ended with an error; the commonest, {kind}, ended {count}"
+        + (f" ({others} other kind{'s' if others > 1 else ''})" if others else "")
+        + f": {example}"
+    )
 
 
 def mostly_errored(rollouts: list[dict[str, Any]]) -> bool:

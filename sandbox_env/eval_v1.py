@@ -23,9 +23,17 @@ TASKSET_FILTERS = ("family", "difficulty", "category", "task_ids")
 POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
 
-def eval_config(model: str, base_url: str, run_name: str, concurrency: int, num_examples: int, rollouts: int,
-                env_args: dict[str, Any] | None = None, agent: dict[str, Any] | None = None,
-                train_tokenizer: Path | None = None) -> dict[str, Any]:  # fmt: skip
+def eval_config(
+    model: str,
+    base_url: str,
+    run_name: str,
+    concurrency: int,
+    num_examples: int,
+    rollouts: int,
+    env_args: dict[str, Any] | None = None,
+    agent: dict[str, Any] | None = None,
+    train_tokenizer: Path | None = None,
+) -> dict[str, Any]:
     """The v1 EvalConfig as data: `env_args` holds taskset filters and task knobs by their classic names,
     `agent` overrides of the agent seat (v1's `--env.agent.*`: max_turns, max_total_tokens, ...).
 
@@ -45,8 +53,13 @@ def eval_config(model: str, base_url: str, run_name: str, concurrency: int, num_
         "model": model,
         "client": {"type": "eval", "base_url": base_url, "api_key_var": POLICY_KEY_VAR}
         if train_tokenizer is None
-        else {"type": "train", "base_url": base_url, "api_key_var": POLICY_KEY_VAR,
-              "renderer": {"name": "default", "tool_parser": "qwen3"}, "renderer_model_name": str(train_tokenizer)},
+        else {
+            "type": "train",
+            "base_url": base_url,
+            "api_key_var": POLICY_KEY_VAR,
+            "renderer": {"name": "default", "tool_parser": "qwen3"},
+            "renderer_model_name": str(train_tokenizer),
+        },
         "run": {"name": run_name},
         "output_dir": str(OUTPUT_DIR),
         "num_rollouts": rollouts,
@@ -99,8 +112,9 @@ def family_table_v1(run_dir: Path) -> list[dict]:
     for episode in load_run(run_dir):
         for trace in episode.traces:
             fam = (trace.task.data.model_extra or {}).get("family", "?")
-            r = rows.setdefault(fam, {"family": fam, "rollouts": 0, "reward": 0.0, "perfect": 0,
-                                      "scoring_error": 0, "tampered": 0, "errors": 0})  # fmt: skip
+            r = rows.setdefault(
+                fam, {"family": fam, "rollouts": 0, "reward": 0.0, "perfect": 0, "scoring_error": 0, "tampered": 0, "errors": 0}
+            )
             r["rollouts"] += 1
             r["reward"] += trace.reward
             r["perfect"] += trace.reward == 1.0
@@ -112,9 +126,16 @@ def family_table_v1(run_dir: Path) -> list[dict]:
     return sorted(rows.values(), key=lambda r: r["family"])
 
 
-def run_eval_v1(policy: str = "reference", script: Path | None = None, concurrency: int = 4, num_examples: int = -1,
-                rollouts: int = 1, env_args: dict | None = None, agent: dict | None = None,
-                train_tokenizer: Path | None = None) -> tuple[int, Path]:  # fmt: skip
+def run_eval_v1(
+    policy: str = "reference",
+    script: Path | None = None,
+    concurrency: int = 4,
+    num_examples: int = -1,
+    rollouts: int = 1,
+    env_args: dict | None = None,
+    agent: dict | None = None,
+    train_tokenizer: Path | None = None,
+) -> tuple[int, Path]:
     """Serve the policy on loopback and run v1's vf-eval against it; returns (exit code, run dir).
 
     `train_tokenizer` (policy/chat_tokenizer.py): the training client and the engine endpoint.
@@ -141,6 +162,13 @@ def print_table_v1(rows: list[dict], title: str) -> None:
     for col in ("family", "rollouts", "mean reward", "reward 1.0", "scoring errors", "tampered", "errored"):
         table.add_column(col, justify="left" if col == "family" else "right")
     for r in rows:
-        table.add_row(r["family"], str(r["rollouts"]), f"{r['reward']:.3f}", str(r["perfect"]),
-                      str(r["scoring_error"]), str(r["tampered"]), str(r["errors"]))  # fmt: skip
+        table.add_row(
+            r["family"],
+            str(r["rollouts"]),
+            f"{r['reward']:.3f}",
+            str(r["perfect"]),
+            str(r["scoring_error"]),
+            str(r["tampered"]),
+            str(r["errors"]),
+        )
     Console(width=200).print(table)

@@ -71,16 +71,16 @@ def read_report(result: ExecResult, nonce: str) -> dict[str, Any]:
 class Grader:
     """Runs grader programs in fresh sandboxes of the runtime image."""
 
-    def __init__(self, backend: SandboxBackend, image: str, timeout: float = DEFAULTS.timeout_seconds,
-                 prewarm: int = 0) -> None:  # fmt: skip
+    def __init__(self, backend: SandboxBackend, image: str, timeout: float = DEFAULTS.timeout_seconds, prewarm: int = 0) -> None:
         self.backend = backend
         self.image = image
         self.timeout = timeout  # default limit of one grading run (load_environment's timeout_seconds)
         self.prewarm = prewarm  # per grader program: sandboxes with the program started and importing
         self._pools: dict[str, WarmPool] = {}
 
-    async def run_program(self, program: str, request: dict[str, Any], files: dict[str, bytes | str],
-                          timeout: float | None = None) -> tuple[ExecResult, dict[str, Any]]:  # fmt: skip
+    async def run_program(
+        self, program: str, request: dict[str, Any], files: dict[str, bytes | str], timeout: float | None = None
+    ) -> tuple[ExecResult, dict[str, Any]]:
         """Run runtime/<program> with the request on stdin; return the raw result and its report.
 
         The grader programs are written into the sandbox first (they are not in the

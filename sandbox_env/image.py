@@ -72,8 +72,10 @@ def _image_exists(client: docker.DockerClient, tag: str) -> bool:
 def _fill_wheelhouse(dest: Path, say: Progress) -> None:
     """Copy the pinned wheels into the build context, downloading them once per requirements file."""
     reqs = (IMAGES_DIR / "requirements.txt").read_bytes()
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "websandbox" / (
-        "wheels-" + short(hashlib.sha256(reqs).hexdigest())
+    cache = (
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+        / "websandbox"
+        / ("wheels-" + short(hashlib.sha256(reqs).hexdigest()))
     )
     if not (cache / ".complete").exists():
         _download_wheels(cache, say)
@@ -84,10 +86,22 @@ def _fill_wheelhouse(dest: Path, say: Progress) -> None:
 def _download_wheels(dest: Path, say: Progress) -> None:
     say("downloading pinned wheels for CPython 3.13 on the host")
     cmd = [
-        sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-        "--only-binary=:all:", "--python-version", "3.13", "--implementation", "cp",
-        "--dest", str(dest), "-r", str(IMAGES_DIR / "requirements.txt"),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--python-version",
+        "3.13",
+        "--implementation",
+        "cp",
+        "--dest",
+        str(dest),
+        "-r",
+        str(IMAGES_DIR / "requirements.txt"),
+    ]
     for platform in WHEEL_PLATFORMS:
         cmd += ["--platform", platform]
     subprocess.run(cmd, check=True)
@@ -110,10 +124,10 @@ def _make_debootstrap_base(client: docker.DockerClient, say: Progress) -> str:
         root = Path(tmp) / "root"
         say(f"no base image can be pulled: making Debian trixie with debootstrap from {DEBIAN_MIRROR}")
         subprocess.run(
-            ["debootstrap", "--variant=minbase", "--include=python3,python3-venv",
-             "trixie", str(root), DEBIAN_MIRROR],
-            check=True, stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+            ["debootstrap", "--variant=minbase", "--include=python3,python3-venv", "trixie", str(root), DEBIAN_MIRROR],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
             shutil.rmtree(root / junk, ignore_errors=True)
         tarball = Path(tmp) / "root.tar"
@@ -165,9 +179,14 @@ def build_image(base: str = "auto", force: bool = False, say: Progress = _say) -
         _fill_wheelhouse(ctx / "wheels", say)
         say(f"building {tag} from {base_image}")
         stream = client.api.build(
-            path=str(ctx), tag=tag, buildargs={"BASE": base_image}, network_mode="none",
-            rm=True, forcerm=True, decode=True,
-        )  # fmt: skip
+            path=str(ctx),
+            tag=tag,
+            buildargs={"BASE": base_image},
+            network_mode="none",
+            rm=True,
+            forcerm=True,
+            decode=True,
+        )
         for chunk in stream:
             if "error" in chunk:
                 raise RuntimeError(f"image build failed: {chunk['error'].strip()}")

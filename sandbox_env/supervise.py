@@ -84,8 +84,15 @@ def _copy(fd: int, out, on_line: Callable[[str], None]) -> None:
 class Supervised:
     """One child command under supervision; `run()` returns its exit code (128+N when we stopped it with N)."""
 
-    def __init__(self, cmd: list[str], *, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None,
-                 on_line: Callable[[str], None] = lambda line: None, stdout=None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        cmd: list[str],
+        *,
+        cwd: str | os.PathLike | None = None,
+        env: dict[str, str] | None = None,
+        on_line: Callable[[str], None] = lambda line: None,
+        stdout=None,
+    ) -> None:
         """`stdout`: where the child's stdout goes (a file, DEVNULL); by default this process's own."""
         self.cmd = cmd
         self.cwd = cwd
@@ -107,9 +114,14 @@ class Supervised:
             signal.signal(sig, self._forward)
         try:
             self.proc = subprocess.Popen(
-                self.cmd, cwd=self.cwd, env=self.env, stdout=self.stdout, stderr=subprocess.PIPE,
-                start_new_session=True, preexec_fn=_die_with_parent,
-            )  # fmt: skip
+                self.cmd,
+                cwd=self.cwd,
+                env=self.env,
+                stdout=self.stdout,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
             assert self.proc.stderr is not None
             fd = os.dup(self.proc.stderr.fileno())
             self.proc.stderr.close()

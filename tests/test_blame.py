@@ -92,8 +92,10 @@ def _write(path, text):
 def test_cgroup_counters_are_read_from_a_hybrid_v1_host(tmp_path):
     cid = "c0ffee"
     _write(tmp_path / "unified" / "docker" / cid / "cpu.stat", "usage_usec 2500000\nuser_usec 2000000\n")
-    _write(tmp_path / "unified" / "docker" / cid / "cpu.pressure",
-           "some avg10=1.00 avg60=0.50 avg300=0.10 total=750000\nfull avg10=0 avg60=0 avg300=0 total=0\n")  # fmt: skip
+    _write(
+        tmp_path / "unified" / "docker" / cid / "cpu.pressure",
+        "some avg10=1.00 avg60=0.50 avg300=0.10 total=750000\nfull avg10=0 avg60=0 avg300=0 total=0\n",
+    )
     _write(tmp_path / "pids" / "docker" / cid / "pids.events", "max 7\n")
     _write(tmp_path / "pids" / "docker" / cid / "pids.current", "42\n")
     _write(tmp_path / "pids" / "docker" / cid / "pids.max", "256\n")

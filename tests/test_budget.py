@@ -36,8 +36,9 @@ time.sleep(600)
 
 
 def _start(code: str, *args: str, env: dict | None = None) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, **(env or {})})  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     return proc
 

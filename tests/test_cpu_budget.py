@@ -40,9 +40,11 @@ def test_our_own_command_lines_run_folder_is_found_where_vf_evals_parser_puts_it
 def _created(client_id: str, since: float) -> list[str]:
     """Names of the containers the backend `client_id` created since `since` (the engine's own event log)."""
     events = docker_client().events(
-        since=since, until=time.time() + 1, decode=True,
+        since=since,
+        until=time.time() + 1,
+        decode=True,
         filters={"type": "container", "event": "create", "label": f"websandbox.client={client_id}"},
-    )  # fmt: skip
+    )
     return [e["Actor"]["Attributes"]["name"] for e in events]
 
 
@@ -82,11 +84,27 @@ def test_sigterm_to_vf_eval_running_the_env_in_its_own_process_leaves_no_contain
     script.write_text(json.dumps({"smoke_sum": slow, "smoke_hello": slow}))
     server, url = start_policy_server("reference", script, "127.0.0.1", 0)
     api = docker_client().api
-    cmd = [str(Path(sys.executable).with_name("vf-eval")), "websandbox", "-m", "script", "-b", url,
-           "-k", POLICY_KEY_VAR, "-n", "-1", "-r", "1", "-c", "2", "--disable-tui", "--disable-env-server",
-           "-a", json.dumps({"family": "smoke", "image": image})]  # fmt: skip
-    proc = subprocess.Popen(cmd, env={**os.environ, POLICY_KEY_VAR: "x"},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    cmd = [
+        str(Path(sys.executable).with_name("vf-eval")),
+        "websandbox",
+        "-m",
+        "script",
+        "-b",
+        url,
+        "-k",
+        POLICY_KEY_VAR,
+        "-n",
+        "-1",
+        "-r",
+        "1",
+        "-c",
+        "2",
+        "--disable-tui",
+        "--disable-env-server",
+        "-a",
+        json.dumps({"family": "smoke", "image": image}),
+    ]
+    proc = subprocess.Popen(cmd, env={**os.environ, POLICY_KEY_VAR: "x"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def owned() -> list[dict]:
         every = api.containers(all=True, filters={"label": LABEL})

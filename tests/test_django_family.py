@@ -151,9 +151,17 @@ def _honest(suite: Suite, grading: dict, tests: dict[str, str] | None = None, **
     outcomes = {n: "failed" for n in suite.canaries}
     outcomes.update({suite.real[i]: "passed" for i in grading["test_ids"]})
     outcomes.update({suite.real[i]: o for i, o in (tests or {}).items()})
-    report = {"stage": "finished", "exit_code": 1, "collection_done": True, "collected": list(outcomes),
-              "collection_errors": {}, "outcomes": outcomes, "failures": {}, "imported": {"library.reports": True},
-              "integrity": {"armed": 100, "problems": []}}  # fmt: skip
+    report = {
+        "stage": "finished",
+        "exit_code": 1,
+        "collection_done": True,
+        "collected": list(outcomes),
+        "collection_errors": {},
+        "outcomes": outcomes,
+        "failures": {},
+        "imported": {"library.reports": True},
+        "integrity": {"armed": 100, "problems": []},
+    }
     report.update(overrides)
     return report
 

@@ -41,16 +41,23 @@ def _containers() -> list[str]:
 @pytest.fixture(scope="module")
 def smoke_script(tmp_path_factory):
     path = tmp_path_factory.mktemp("policy") / "script.json"
-    path.write_text(json.dumps({
-        "smoke_sum": {"calls": [
-            {"tool": "execute_code", "args": {"code": "total = sum(range(1, 101))"}},
-            {"tool": "execute_code", "args": {"code": "total"}},
-            {"tool": "bash", "args": {"command": "whoami; pwd"}},
-            {"tool": "bash", "args": {"command": "ls", "timeout": 3}},
-            {"tool": "execute_code", "args": {"code": "open('/workspace/sum.txt', 'w').write(str(total))"}},
-        ], "final": "written"},
-        "smoke_hello": {"calls": [{"tool": "bash", "args": {"command": "kill -9 -1"}}]},
-    }))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "smoke_sum": {
+                    "calls": [
+                        {"tool": "execute_code", "args": {"code": "total = sum(range(1, 101))"}},
+                        {"tool": "execute_code", "args": {"code": "total"}},
+                        {"tool": "bash", "args": {"command": "whoami; pwd"}},
+                        {"tool": "bash", "args": {"command": "ls", "timeout": 3}},
+                        {"tool": "execute_code", "args": {"code": "open('/workspace/sum.txt', 'w').write(str(total))"}},
+                    ],
+                    "final": "written",
+                },
+                "smoke_hello": {"calls": [{"tool": "bash", "args": {"command": "kill -9 -1"}}]},
+            }
+        )
+    )
     return path
 
 

@@ -23,8 +23,13 @@ FIVE_HUNDRED = {
 
 
 def _row(example_id: int, family: str = "orm", reward: float = 0.0, error: dict | None = None, **metrics) -> dict:
-    return {"example_id": example_id, "reward": reward, "error": error, "info": {"family": family, "task_id": f"t{example_id}"},
-            "metrics": metrics}  # fmt: skip
+    return {
+        "example_id": example_id,
+        "reward": reward,
+        "error": error,
+        "info": {"family": family, "task_id": f"t{example_id}"},
+        "metrics": metrics,
+    }
 
 
 def _write(run: Path, rows: list[dict]) -> Path:
@@ -85,8 +90,10 @@ def test_live_counts_print_a_line_as_groups_finish_and_wait_for_a_whole_line(tmp
     assert live.poll() == 2
     lines = [line for line in out.getvalue().splitlines() if line]
     assert lines[0] == "[websandbox] 1 done · errored 0 · scoring errors 0 · tampered 0 · mean reward 1.000 (finished 1.000)"
-    assert lines[1] == ("[websandbox] 3 done · errored 1 (ModelError -> InternalServerError) · scoring errors 1 · "
-                        "tampered 0 · mean reward 0.333 (finished 0.500)")  # fmt: skip
+    assert lines[1] == (
+        "[websandbox] 3 done · errored 1 (ModelError -> InternalServerError) · scoring errors 1 · "
+        "tampered 0 · mean reward 0.333 (finished 0.500)"
+    )
     assert live.run == run
 
 

@@ -77,10 +77,25 @@ def run(tmp_path, image):
     script.write_text(json.dumps({"smoke_hello": SLEEPY, "smoke_sum": SLEEPY}))
     run_id = f"exit-{uuid.uuid4().hex[:8]}"
     log = open(tmp_path / "eval.log", "wb")  # noqa: SIM115 - closed below
-    cmd = [sys.executable, "-m", "sandbox_env.cli", "eval", "--script", str(script), "--family", "smoke",
-           "-r", "3", "-c", "4", "-a", json.dumps({"image": image})]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env={**os.environ, RUN_ID_VAR: run_id}, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "sandbox_env.cli",
+        "eval",
+        "--script",
+        str(script),
+        "--family",
+        "smoke",
+        "-r",
+        "3",
+        "-c",
+        "4",
+        "-a",
+        json.dumps({"image": image}),
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=REPO_ROOT, env={**os.environ, RUN_ID_VAR: run_id}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + 300
         while len(run_containers(run_id)) < 3:

@@ -91,10 +91,16 @@ def test_a_ref_object_is_compared_as_data_not_as_a_marker():
 
 def test_navigate_follows_refs_and_selects_list_items():
     doc = {
-        "paths": {"/a/{id}": {"get": {"parameters": [{"name": "q", "in": "query"}, {"name": "id", "in": "path"}],
-                                      "body": {"$ref": "#/components/schemas/Item"}}}},
+        "paths": {
+            "/a/{id}": {
+                "get": {
+                    "parameters": [{"name": "q", "in": "query"}, {"name": "id", "in": "path"}],
+                    "body": {"$ref": "#/components/schemas/Item"},
+                }
+            }
+        },
         "components": {"schemas": {"Item": {"title": "Item", "properties": {"tags": {"type": "array"}}}}},
-    }  # fmt: skip
+    }
     value, _ = navigate(doc, ["paths", "/a/{id}", "get", "parameters", {"name": "id"}, "in"])
     assert value == "path"
     value, _ = navigate(doc, ["paths", "/a/{id}", "get", "body", "properties", "tags", "type"])
@@ -122,7 +128,7 @@ def test_json_at_operations():
 
 
 def test_parse_sse_follows_the_event_stream_format():
-    text = ": ping\n\nevent: tick\ndata: {\"n\": 1}\nid: 1\nretry: 2000\n\ndata: a\ndata: b\n\r\nevent: end\ndata:done\n\n"
+    text = ': ping\n\nevent: tick\ndata: {"n": 1}\nid: 1\nretry: 2000\n\ndata: a\ndata: b\n\r\nevent: end\ndata:done\n\n'
     assert parse_sse(text) == [
         {"event": "tick", "data": '{"n": 1}', "id": "1", "retry": 2000},
         {"data": "a\nb"},
@@ -159,10 +165,16 @@ def test_sse_expectation_compares_parsed_events():
 
 
 def test_a_check_passes_only_when_every_step_holds():
-    check = normalize_check({"name": "c", "steps": [
-        {"path": "/a", "expect": {"status": 201}},
-        {"path": "/b", "expect": {"status": 200, "json": {"ok": True}}},
-    ]}, "t")  # fmt: skip
+    check = normalize_check(
+        {
+            "name": "c",
+            "steps": [
+                {"path": "/a", "expect": {"status": 201}},
+                {"path": "/b", "expect": {"status": 200, "json": {"ok": True}}},
+            ],
+        },
+        "t",
+    )
     assert evaluate_check(check, [resp(201, {}), resp(200, {"ok": True})])["passed"]
     failed = evaluate_check(check, [resp(201, {}), resp(200, {"ok": False})])
     assert not failed["passed"] and "step 2 (GET /b)" in failed["detail"]
@@ -176,22 +188,27 @@ def test_a_check_passes_only_when_every_step_holds():
 
 
 def test_requests_normalise_repeats_cookies_and_null():
-    req = normalize_request({"method": "post", "path": "/x", "query": {"t": ["a", "b"], "on": True},
-                             "cookies": {"s": "1"}, "json": {"v": "$null"}}, "t")  # fmt: skip
+    req = normalize_request(
+        {"method": "post", "path": "/x", "query": {"t": ["a", "b"], "on": True}, "cookies": {"s": "1"}, "json": {"v": "$null"}},
+        "t",
+    )
     assert req["method"] == "POST"
     assert req["query"] == [["t", "a"], ["t", "b"], ["on", "true"]]
     assert req["headers"] == [["cookie", "s=1"]]
     assert req["json"] == {"v": None}
 
 
-@pytest.mark.parametrize("raw", [
-    {"name": "n", "path": "x", "expect": {"status": 200}},
-    {"name": "n", "path": "/x", "expect": {}},
-    {"name": "n", "path": "/x", "expect": {"stauts": 200}},
-    {"name": "n", "path": "/x", "bogus": 1, "expect": {"status": 200}},
-    {"name": "n", "path": "/x", "json": {}, "content": "x", "expect": {"status": 200}},
-    {"name": "n", "path": "/x", "expect": {"json_at": [{"at": ["a"], "equals": 1, "has": {}}]}},
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"name": "n", "path": "x", "expect": {"status": 200}},
+        {"name": "n", "path": "/x", "expect": {}},
+        {"name": "n", "path": "/x", "expect": {"stauts": 200}},
+        {"name": "n", "path": "/x", "bogus": 1, "expect": {"status": 200}},
+        {"name": "n", "path": "/x", "json": {}, "content": "x", "expect": {"status": 200}},
+        {"name": "n", "path": "/x", "expect": {"json_at": [{"at": ["a"], "equals": 1, "has": {}}]}},
+    ],
+)
 def test_malformed_checks_are_rejected(raw):
     with pytest.raises(CheckError):
         normalize_check(raw, "t")
@@ -222,8 +239,9 @@ def test_every_task_compiles_within_the_family_minimums():
     assert sum(len(r.grading["checks"]) for r in rows) >= 113
     for tier, minimum in TIER_MINIMUMS.items():
         assert sum(r.difficulty == tier for r in rows) >= minimum, tier
-    openapi_checks = sum(any(s["request"]["path"] == "/openapi.json" for s in c["steps"])
-                         for r in rows for c in r.grading["checks"])  # fmt: skip
+    openapi_checks = sum(
+        any(s["request"]["path"] == "/openapi.json" for s in c["steps"]) for r in rows for c in r.grading["checks"]
+    )
     assert openapi_checks >= 25
     for row in rows:
         assert 2 <= len(row.grading["checks"]) <= 6

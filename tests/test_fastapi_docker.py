@@ -20,7 +20,7 @@ TASKS = TASKS_DIR / "fastapi"
 PATH_ORDER = (TASKS / "fastapi_path_order" / "reference.py").read_text()
 STATUS_204 = (TASKS / "fastapi_status_204" / "reference.py").read_text()
 
-HALF_RIGHT_204 = '''
+HALF_RIGHT_204 = """
 from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel
 
@@ -51,7 +51,7 @@ def delete(note_id: int):  # answers 200 with a body instead of 204, and never d
     if note_id not in NOTES:
         raise HTTPException(404, "Note not found")
     return {"deleted": note_id}
-'''
+"""
 
 
 def task(name: str):
@@ -96,14 +96,17 @@ async def test_half_right_app_scores_strictly_between_zero_and_one(backend, imag
 
 
 async def test_threads_subprocesses_and_forks_left_running_do_not_hang_grading(backend, image):
-    leaky = PATH_ORDER + '''
+    leaky = (
+        PATH_ORDER
+        + """
 import os, subprocess, threading, time
 threading.Thread(target=lambda: time.sleep(3600)).start()           # not a daemon
 subprocess.Popen(["sleep", "3600"])
 if os.fork() == 0:
     os.setsid()                                                       # out of the process group
     time.sleep(3600)
-'''
+"""
+    )
 
     async def timed(source):
         t0 = time.perf_counter()
@@ -116,7 +119,9 @@ if os.fork() == 0:
 
 
 async def test_a_hanging_endpoint_stops_the_run_with_a_reason(backend, image):
-    hanging = PATH_ORDER + '''
+    hanging = (
+        PATH_ORDER
+        + """
 import time
 
 @app.get("/users/me/slow")
@@ -128,7 +133,8 @@ async def stall(request, call_next):
     if request.url.path == "/users/me":
         time.sleep(3600)
     return await call_next(request)
-'''
+"""
+    )
     t0 = time.perf_counter()
     g = await grade(backend, image, "fastapi_path_order", hanging, timeout=60, request_timeout=2)
     assert g.score == 0.0 and g.scoring_error is None and not g.tampered
@@ -152,7 +158,7 @@ async def test_import_errors_are_the_submissions_failure_with_the_traceback(back
     assert "no_such_module" in missing.checks[0]["detail"]
 
 
-PATCH_CLIENT = '''
+PATCH_CLIENT = """
 import httpx
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -165,10 +171,10 @@ def fake_request(self, method, url, **kwargs):
 
 
 TestClient.request = fake_request
-'''
+"""
 
 # Patches a method the driver does not watch: only the canaries can see it.
-PATCH_HTTPX_DEEP = '''
+PATCH_HTTPX_DEEP = """
 import httpx
 from fastapi import FastAPI
 
@@ -180,7 +186,7 @@ def fake_send(self, request, *args, **kwargs):
 
 
 httpx.Client._send_handling_redirects = fake_send
-'''
+"""
 
 
 async def test_patching_the_test_client_or_httpx_in_the_apps_process_changes_nothing(backend, image):
@@ -194,7 +200,7 @@ async def test_patching_the_test_client_or_httpx_in_the_apps_process_changes_not
         assert g.score == 0.0 and g.scoring_error is None, g.reason
 
 
-FAKE_FRAMES = '''
+FAKE_FRAMES = """
 import json, os, sys
 
 
@@ -209,10 +215,10 @@ def write_fake_frames():
                 os.write(fd, frame.encode())
             except OSError:
                 pass
-'''
+"""
 
 # Rewrites any report-like dict on its way through json.dumps: every response a 201, no integrity problem.
-PATCH_DUMPS = '''
+PATCH_DUMPS = """
 import json
 
 _real_dumps = json.dumps
@@ -227,17 +233,21 @@ def _forging_dumps(obj, *args, **kwargs):
 
 
 json.dumps = _forging_dumps
-'''
+"""
 
 EXIT_AT_IMPORT = STATUS_204 + FAKE_FRAMES + "\nwrite_fake_frames()\nos._exit(0)\n"
 
-EXIT_WHILE_SERVING = STATUS_204 + FAKE_FRAMES + '''
+EXIT_WHILE_SERVING = (
+    STATUS_204
+    + FAKE_FRAMES
+    + """
 
 @app.middleware("http")
 async def leave(request, call_next):
     write_fake_frames()
     os._exit(0)
-'''
+"""
+)
 
 
 async def test_printing_a_fake_report_does_not_raise_the_score(backend, image):
@@ -264,7 +274,9 @@ async def test_exiting_early_after_a_fake_report_scores_zero_without_a_scoring_e
     assert while_serving.metrics["module_imported"] == 1.0
 
 
-FORGOT_404_STATUS = STATUS_204 + '''
+FORGOT_404_STATUS = (
+    STATUS_204
+    + """
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -272,7 +284,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 @app.exception_handler(StarletteHTTPException)
 async def errors_as_200(request, exc):
     return JSONResponse({"detail": exc.detail})  # an honest mistake: every error, 404 included, goes out as 200
-'''
+"""
+)
 
 
 async def test_an_app_that_itself_answers_unknown_paths_with_200_is_wrong_but_not_tampered(backend, image):
@@ -296,7 +309,9 @@ async def lifespan(app):
 app = FastAPI(lifespan=lifespan)
 """
 
-SEGFAULT_ON_DELETE = STATUS_204 + """
+SEGFAULT_ON_DELETE = (
+    STATUS_204
+    + """
 import ctypes
 
 
@@ -306,6 +321,7 @@ async def crash_on_delete(request, call_next):
         ctypes.string_at(0)  # a segmentation fault: the app's process dies
     return await call_next(request)
 """
+)
 
 
 async def test_startup_failures_and_crashes_are_the_submissions_with_the_evidence(backend, image):
@@ -315,8 +331,9 @@ async def test_startup_failures_and_crashes_are_the_submissions_with_the_evidenc
     )
     assert lifespan.score == 0.0 and lifespan.scoring_error is None and not lifespan.tampered
     assert lifespan.metrics["module_imported"] == 1.0
-    assert all("the app's lifespan failed at startup: RuntimeError: the database is not there" in c["detail"]
-               for c in lifespan.checks), lifespan.checks  # fmt: skip
+    assert all(
+        "the app's lifespan failed at startup: RuntimeError: the database is not there" in c["detail"] for c in lifespan.checks
+    ), lifespan.checks
     assert crash.score < 1.0 and crash.scoring_error is None and not crash.tampered, crash.reason
     details = [c["detail"] for c in crash.checks if not c["passed"]]
     assert any("the app's process ended (exit code -11) while answering DELETE" in d for d in details), details

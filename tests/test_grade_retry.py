@@ -31,8 +31,7 @@ class ScriptedBackend(SandboxBackend):
     def usage_point(self, sandbox_id: str) -> UsagePoint | None:
         self.clock += 1.0
         hits = self.memory_hits if self.clock > 1 else 0
-        return UsagePoint(at=self.clock, cpu=0.1, stall=0.0, fork_failures=0, oom_kills=0, memory_hits=hits, pids=3,
-                          pids_max=256)  # fmt: skip
+        return UsagePoint(at=self.clock, cpu=0.1, stall=0.0, fork_failures=0, oom_kills=0, memory_hits=hits, pids=3, pids_max=256)
 
     async def create(self, image: str, *, role: str = "rollout") -> str:
         self.created += 1
@@ -48,8 +47,7 @@ class ScriptedBackend(SandboxBackend):
             raise self.failures.pop(0)
         nonce = json.loads(base64.b64decode(request["stdin_b64"]))["nonce"]
         report = json.dumps({"content": self.files.get("hello.txt")})
-        return {"stdout": f"\n{nonce}\n{report}\n{nonce}\n", "stderr": "", "exit_code": 0, "timed_out": False,
-                "truncated": 0}  # fmt: skip
+        return {"stdout": f"\n{nonce}\n{report}\n{nonce}\n", "stderr": "", "exit_code": 0, "timed_out": False, "truncated": 0}
 
     async def delete(self, sandbox_id: str) -> None:
         return None

@@ -17,8 +17,14 @@ def test_every_runtime_file_is_either_in_the_image_or_a_grader_program_never_bot
 def test_the_image_carries_what_rollouts_need_and_no_grader():
     names = {p.name for p in image_runtime_files()}
     assert {"agent.py", "session.py", "prepare_image.py", "settings.py"} <= names
-    assert not names & {"http_driver.py", "app_host.py", "report_channel.py", "pytest_runner.py",
-                        "pytest_report_plugin.py", "process_guard.py"}  # fmt: skip
+    assert not names & {
+        "http_driver.py",
+        "app_host.py",
+        "report_channel.py",
+        "pytest_runner.py",
+        "pytest_report_plugin.py",
+        "process_guard.py",
+    }
 
 
 def test_grader_programs_go_under_the_grader_folder_and_unknown_ones_are_refused():

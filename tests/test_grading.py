@@ -52,6 +52,5 @@ async def test_a_rollout_container_holds_no_grader_program(backend, image):
                 listed = await sb.exec(["ls", f"{folder}/{name}"])
                 read = await sb.exec(["cat", f"{folder}/{name}"])
                 assert listed.exit_code != 0 and read.exit_code != 0 and read.stdout == "", (folder, name)
-        found = await sb.exec("grep -rl --include=*.py -e 'def open_channel' -e 'class Witness' / 2>/dev/null; true",
-                              timeout=120)  # fmt: skip
+        found = await sb.exec("grep -rl --include=*.py -e 'def open_channel' -e 'class Witness' / 2>/dev/null; true", timeout=120)
         assert found.stdout.strip() == "", found.stdout

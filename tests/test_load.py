@@ -51,8 +51,7 @@ def _eval(image: str, concurrency: int) -> tuple[dict[str, int], float]:
     tasks = _tasks()
     t0 = time.perf_counter()
     run_id = new_run_id()
-    code, run = run_eval("reference", concurrency=concurrency, env_args={"task_ids": tasks, "image": image},
-                         run_id=run_id)  # fmt: skip
+    code, run = run_eval("reference", concurrency=concurrency, env_args={"task_ids": tasks, "image": image}, run_id=run_id)
     wall = time.perf_counter() - t0
     assert code == 0 and run is not None, f"vf-eval exited with {code}"
     counts = _counts(run)

@@ -43,9 +43,19 @@ def test_window_ranks_aggregates_distinct_and_coalesce_are_swapped_or_dropped():
         's=Coalesce(Sum("pages"), 0), c=Count("authors", distinct=True)).distinct()[:5]'
     )
     found = details(src, ORM_OPERATORS)
-    for want in ("DenseRank->Rank", "DenseRank->RowNumber", "Sum->Avg", "Sum->Max", "Sum->Min",
-                 "distinct=True->False", "drop .distinct()", "order_by F('price').desc()->F('price').asc()",
-                 "upper :5->:4", "upper :5->:6", "lower :5->1:5"):  # fmt: skip
+    for want in (
+        "DenseRank->Rank",
+        "DenseRank->RowNumber",
+        "Sum->Avg",
+        "Sum->Max",
+        "Sum->Min",
+        "distinct=True->False",
+        "drop .distinct()",
+        "order_by F('price').desc()->F('price').asc()",
+        "upper :5->:4",
+        "upper :5->:6",
+        "lower :5->1:5",
+    ):
         assert want in found, want
     assert any(d.startswith("Coalesce(...)->Sum(") for d in found)
 
@@ -53,8 +63,9 @@ def test_window_ranks_aggregates_distinct_and_coalesce_are_swapped_or_dropped():
 def test_q_operators_flip_and_a_filter_over_one_multi_valued_relation_splits():
     multi = related_names_of(MODELS_PY.read_text())
     assert {"books", "authors", "sales", "reviews"} <= multi
-    found = details("qs = Book.objects.filter(reviews__rating=5, reviews__verified=False) | Q(a=1) & Q(b=2)", ORM_OPERATORS,
-                    Context(multi))  # fmt: skip
+    found = details(
+        "qs = Book.objects.filter(reviews__rating=5, reviews__verified=False) | Q(a=1) & Q(b=2)", ORM_OPERATORS, Context(multi)
+    )
     assert "split filter on reviews (reviews__rating first)" in found
     assert "&->|" in found
     single = details("qs = Book.objects.filter(genre__name='x', publisher__name='y')", ORM_OPERATORS, Context(multi))
@@ -73,11 +84,19 @@ def create(q: Annotated[str, Query(max_length=5)], x_token: Annotated[str, Heade
     return {}
 """
     found = details(src, FASTAPI_OPERATORS)
-    for want in ("status_code 201->200", "status_code 404->400", "drop max_length=5", "drop response_model",
-                 "response_model_exclude_unset->response_model_exclude_none", "default limit=10->11",
-                 "header x_token read as 'x-token-x'", "header name 'X-Error'->'X-Error-x'",
-                 "cookie name 'session'->'session_x'", "drop dependency Depends(check)",
-                 "Depends(current) does nothing"):  # fmt: skip
+    for want in (
+        "status_code 201->200",
+        "status_code 404->400",
+        "drop max_length=5",
+        "drop response_model",
+        "response_model_exclude_unset->response_model_exclude_none",
+        "default limit=10->11",
+        "header x_token read as 'x-token-x'",
+        "header name 'X-Error'->'X-Error-x'",
+        "cookie name 'session'->'session_x'",
+        "drop dependency Depends(check)",
+        "Depends(current) does nothing",
+    ):
         assert want in found, want
 
 
@@ -98,9 +117,15 @@ def move():
         do()
 """
     found = details(src, DJANGO_OPERATORS)
-    for want in ("CharField drop max_length=30", "CharField drop unique=True", "drop constraint uniq_a",
-                 "drop @receiver on on_save", "Gt->GtE", "drop raise ValueError('x')",
-                 "drop with transaction.atomic()"):  # fmt: skip
+    for want in (
+        "CharField drop max_length=30",
+        "CharField drop unique=True",
+        "drop constraint uniq_a",
+        "drop @receiver on on_save",
+        "Gt->GtE",
+        "drop raise ValueError('x')",
+        "drop with transaction.atomic()",
+    ):
         assert want in found, want
 
 
@@ -124,8 +149,9 @@ def test_every_declared_equivalent_has_a_reason(family):
 def test_a_stale_declaration_and_an_undeclared_survivor_both_fail(tmp_path):
     folder = tmp_path / "t1"
     folder.mkdir()
-    (folder / "task.toml").write_text('[[equivalent_mutants]]\nname = "a"\nreason = "same on SQLite"\n'
-                                      '[[equivalent_mutants]]\nname = "gone"\nreason = "r"\n')  # fmt: skip
+    (folder / "task.toml").write_text(
+        '[[equivalent_mutants]]\nname = "a"\nreason = "same on SQLite"\n[[equivalent_mutants]]\nname = "gone"\nreason = "r"\n'
+    )
     muts = generate("qs = X.objects.filter(a__gt=1, b__lt=2)", ORM_OPERATORS)
     res = TaskSensitivity("t1", "orm", [Outcome(muts[0], False, ""), Outcome(muts[1], False, "")])
     res.outcomes[0].mutant = type(muts[0])("a", "lookup", muts[0].source)

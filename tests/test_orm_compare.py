@@ -106,11 +106,13 @@ def test_an_unreadable_result_fails():
 
 @pytest.mark.parametrize(
     ("value", "kind"),
-    [({"other": "decimal.Decimal", "repr": "Decimal('27.00')"}, "Decimal"),
-     ({"other": "datetime.date", "repr": "datetime.date(2021, 2, 16)"}, "date"),
-     ({"other": "float", "repr": "nan"}, "float"),
-     ({"tuple": [1]}, "tuple")],
-)  # fmt: skip
+    [
+        ({"other": "decimal.Decimal", "repr": "Decimal('27.00')"}, "Decimal"),
+        ({"other": "datetime.date", "repr": "datetime.date(2021, 2, 16)"}, "date"),
+        ({"other": "float", "repr": "nan"}, "float"),
+        ({"tuple": [1]}, "tuple"),
+    ],
+)
 def test_a_value_that_is_not_plain_fails_naming_its_type(value, kind):
     rows = tag(EXPECTED)
     rows["list"][0]["tuple"][2] = value

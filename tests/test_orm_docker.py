@@ -55,8 +55,9 @@ async def test_wrong_order_missing_distinct_and_a_queryset_score_zero_with_a_rea
     plays = []
     for folder in TASKS:
         task = FAMILY.compile_task(folder)
-        plays += [(f"{folder.name}/{kind}", task, calls) for kind, calls in VERIFIER.wrong_calls(folder).items()
-                  if kind in REASON_SAYS]  # fmt: skip
+        plays += [
+            (f"{folder.name}/{kind}", task, calls) for kind, calls in VERIFIER.wrong_calls(folder).items() if kind in REASON_SAYS
+        ]
     assert {name.split("/")[1] for name, _, _ in plays} == set(REASON_SAYS)
     grades = await _play_all(backend, image, plays)
     for name, grade in grades.items():
@@ -79,9 +80,15 @@ async def test_the_session_starts_fast_with_the_names_in_scope_on_a_private_copy
         )
         assert "['Author', 'Avg', 'Book', 'Count', 'F', 'Max', 'Publisher', 'Q', 'Sum']" in out.output
         assert "0 /tmp/orm.sqlite3" in out.output  # the model may even wipe its copy...
-        image_db = await sb.exec(["python", "-c", "import sqlite3; print(sqlite3.connect("
-                                  "'file:/opt/websandbox/orm.sqlite3?mode=ro', uri=True)"
-                                  ".execute('select count(*) from shop_book').fetchone()[0])"])  # fmt: skip
+        image_db = await sb.exec(
+            [
+                "python",
+                "-c",
+                "import sqlite3; print(sqlite3.connect("
+                "'file:/opt/websandbox/orm.sqlite3?mode=ro', uri=True)"
+                ".execute('select count(*) from shop_book').fetchone()[0])",
+            ]
+        )
         assert image_db.stdout.strip() == "60"  # ...but not the image's database
         await FAMILY.setup(sb, task)  # a restart restores the data
         again = await sb.run_python("print(Book.objects.count())")

@@ -63,8 +63,7 @@ def test_every_task_has_a_reference_cell_that_assigns_result():
         calls = VERIFIER.reference_calls(folder)
         assert len(calls) == 1 and calls[0]["tool"] == "execute_code"
         tree = ast.parse(calls[0]["args"]["code"])
-        targets = [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
-                   if isinstance(t, ast.Name)]  # fmt: skip
+        targets = [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)]
         assert "result" in targets, folder.name
 
 

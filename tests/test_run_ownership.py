@@ -23,8 +23,10 @@ def test_the_results_folder_is_the_one_vf_eval_reported_not_the_newest_on_disk(t
     where.snapshot(0.0)
     for run in (mine, other):
         run.mkdir(parents=True)
-    where.see("2026-11-30 13:06:03 - verifiers.legacy.envs.environment.WebSandboxEnv - INFO - "
-              "Saving results to outputs/evals/websandbox--reference/aaaa1111")  # fmt: skip
+    where.see(
+        "2026-11-30 13:06:03 - verifiers.legacy.envs.environment.WebSandboxEnv - INFO - "
+        "Saving results to outputs/evals/websandbox--reference/aaaa1111"
+    )
     assert where.find() is None  # nothing saved yet
     (other / "results.jsonl").write_text("{}\n")  # another run of the same model, going on at once, writes later
     (mine / "results.jsonl").write_text("{}\n")
@@ -47,8 +49,9 @@ time.sleep(600)
 def test_gc_leaves_a_live_runs_containers_alone_and_removes_them_once_it_is_over(image, tmp_path, monkeypatch):
     monkeypatch.setenv(RUNTIME_DIR_VAR, str(tmp_path))
     run_id = new_run_id()
-    holder = subprocess.Popen([sys.executable, "-c", RUN_HOLDER], stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, RUN_ID_VAR: run_id})  # fmt: skip
+    holder = subprocess.Popen(
+        [sys.executable, "-c", RUN_HOLDER], stdout=subprocess.PIPE, text=True, env={**os.environ, RUN_ID_VAR: run_id}
+    )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
     # a container of the run whose owner this host cannot see (another pid namespace, or a dead worker)
     api = docker_client().api

@@ -128,7 +128,11 @@ async def test_an_image_that_does_not_exist_is_a_clear_error(backend):
 
 def test_an_unreachable_engine_names_the_socket_and_what_to_do():
     code = "from sandbox_env.sandbox.docker import docker_client\ndocker_client()"
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={"DOCKER_HOST": "unix:///nonexistent/docker.sock", "PATH": "/usr/bin:/bin"})  # fmt: skip
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"DOCKER_HOST": "unix:///nonexistent/docker.sock", "PATH": "/usr/bin:/bin"},
+    )
     assert res.returncode != 0
     assert "unix:///nonexistent/docker.sock" in res.stderr and "Start the engine" in res.stderr

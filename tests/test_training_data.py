@@ -42,8 +42,11 @@ async def _rollout(env, task_id: str, url: str):
 
 def test_the_policy_server_tokenizes_prompts_so_that_each_turn_extends_the_last():
     msgs = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
-    call = {"role": "assistant", "content": None,
-            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]}  # fmt: skip
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}],
+    }
     first = render_prompt(msgs, None)
     second = render_prompt([*msgs, call, {"role": "tool", "tool_call_id": "c1", "content": "out"}], None)
     assert second.startswith(first) and encode(second)[: len(encode(first))] == encode(first)

@@ -67,8 +67,9 @@ def test_policy_server_answers_bad_requests_with_status_and_error_body(tmp_path)
         assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
         r = httpx.post(f"{url}/chat/completions", json={"messages": []})
         assert r.status_code == 400 and "model" in r.json()["error"]["message"]
-        r = httpx.post(f"{url}/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "x"}],
-                                                         "stream": True})  # fmt: skip
+        r = httpx.post(
+            f"{url}/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "x"}], "stream": True}
+        )
         events = [line.removeprefix("data: ") for line in r.text.splitlines() if line.startswith("data: ")]
         assert r.headers["content-type"].startswith("text/event-stream") and events[-1] == "[DONE]"
         assert json.loads(events[0])["choices"][0]["delta"]["role"] == "assistant"
@@ -128,10 +129,26 @@ def test_sigterm_to_vf_eval_mid_run_leaves_no_container(image, tmp_path):
     from pathlib import Path
 
     vf_eval = str(Path(sys.executable).with_name("vf-eval"))
-    cmd = [vf_eval, "websandbox", "-m", "script", "-b", url, "-k", POLICY_KEY_VAR, "-n", "-1", "-r", "2",
-           "-c", "4", "--disable-tui", "-a", json.dumps({"family": "smoke", "image": image})]  # fmt: skip
-    proc = subprocess.Popen(cmd, env={**os.environ, POLICY_KEY_VAR: "x"},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    cmd = [
+        vf_eval,
+        "websandbox",
+        "-m",
+        "script",
+        "-b",
+        url,
+        "-k",
+        POLICY_KEY_VAR,
+        "-n",
+        "-1",
+        "-r",
+        "2",
+        "-c",
+        "4",
+        "--disable-tui",
+        "-a",
+        json.dumps({"family": "smoke", "image": image}),
+    ]
+    proc = subprocess.Popen(cmd, env={**os.environ, POLICY_KEY_VAR: "x"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline, pids = time.monotonic() + 300, {proc.pid}  # a loaded machine starts vf-eval slowly
         while time.monotonic() < deadline and len(containers_of(pids)) < 4:

@@ -85,8 +85,10 @@ def test_a_row_saved_without_a_grade_keeps_its_transcript_error_and_metric_flags
 
 
 def test_metric_flags_stand_in_for_a_missing_grade(tmp_path):
-    rows = [{"example_id": 0, "reward": 0.0, "scoring_error": 1.0, "tampered": 0.0, "info": {"family": "orm"}},
-            {"example_id": 1, "reward": 0.0, "metrics": {"tampered": 1.0}, "info": json.dumps({"family": "django"})}]  # fmt: skip
+    rows = [
+        {"example_id": 0, "reward": 0.0, "scoring_error": 1.0, "tampered": 0.0, "info": {"family": "orm"}},
+        {"example_id": 1, "reward": 0.0, "metrics": {"tampered": 1.0}, "info": json.dumps({"family": "django"})},
+    ]
     (tmp_path / "results.jsonl").write_text("\n".join(map(json.dumps, rows)) + "\n[1, 2]\n")
     run = load_run(tmp_path)
     first, second = run.rollouts
@@ -130,8 +132,14 @@ def test_family_table_counts_rollouts_rewards_and_every_kind_of_failure():
 
 def test_errors_are_counted_by_kind_commonest_first_and_none_finished_has_no_mean():
     def rollout(error):
-        return {"family": "orm", "reward": 0.0, "scoring_error": None, "tampered": False, "error": error,
-                "error_kind": error and error.split(":")[0]}  # fmt: skip
+        return {
+            "family": "orm",
+            "reward": 0.0,
+            "scoring_error": None,
+            "tampered": False,
+            "error": error,
+            "error_kind": error and error.split(":")[0],
+        }
 
     rows = family_table([rollout("SandboxError: gone"), rollout("ModelError: 500"), rollout("ModelError: 500")])
     assert rows[0]["error_kinds"] == {"ModelError": 2, "SandboxError": 1} and rows[0]["mean_finished"] is None
@@ -140,8 +148,10 @@ def test_errors_are_counted_by_kind_commonest_first_and_none_finished_has_no_mea
 
 
 def test_an_error_saved_as_text_is_kinded_by_its_leading_class_name(tmp_path):
-    rows = [{"example_id": 0, "reward": 0.0, "error": "SandboxError: the sandbox never became ready"},
-            {"example_id": 1, "reward": 0.0, "error": "the provider hung up"}]  # fmt: skip
+    rows = [
+        {"example_id": 0, "reward": 0.0, "error": "SandboxError: the sandbox never became ready"},
+        {"example_id": 1, "reward": 0.0, "error": "the provider hung up"},
+    ]
     (tmp_path / "results.jsonl").write_text("\n".join(map(json.dumps, rows)) + "\n")
     first, second = load_run(tmp_path).rollouts
     assert (first["error_kind"], second["error_kind"]) == ("SandboxError", "error")

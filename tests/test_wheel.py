@@ -70,8 +70,13 @@ def test_the_wheel_holds_the_module_with_its_pyproject_and_the_package_without_c
 
     (wheel,) = (installed[0].parent / "dist").glob("websandbox-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"websandbox/__init__.py", "websandbox/pyproject.toml", "sandbox_env/images/Dockerfile",
-            "sandbox_env/data/tasks.jsonl", "sandbox_env/runtime/agent.py"} <= names  # fmt: skip
+    assert {
+        "websandbox/__init__.py",
+        "websandbox/pyproject.toml",
+        "sandbox_env/images/Dockerfile",
+        "sandbox_env/data/tasks.jsonl",
+        "sandbox_env/runtime/agent.py",
+    } <= names
     tracked = subprocess.run(["git", "ls-files", "sandbox_env"], cwd=REPO_ROOT, capture_output=True, text=True).stdout.split()
     assert set(tracked) <= names  # every file of the package in the checkout
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]

@@ -42,8 +42,12 @@ def get_family(name: str) -> Family:
 def ended_from_inside(evidence: str) -> Grade:
     """The submission's 0.0 for a grading sandbox that its own code ended."""
     metrics = {name: 0.0 for name in METRIC_NAMES}
-    return Grade(0.0, f"the code under test ended its grading sandbox: {evidence}",
-                 [{"name": "grading run", "passed": False, "detail": evidence}], metrics)  # fmt: skip
+    return Grade(
+        0.0,
+        f"the code under test ended its grading sandbox: {evidence}",
+        [{"name": "grading run", "passed": False, "detail": evidence}],
+        metrics,
+    )
 
 
 async def grade_final(task: TaskRow, final: dict[str, Any], grader: Grader) -> Grade:
@@ -64,7 +68,11 @@ async def grade_final(task: TaskRow, final: dict[str, Any], grader: Grader) -> G
         if pushed:
             return ended_from_inside(f"{pushed}, and then the run failed ({grade.scoring_error})")
         faults.append(grade.scoring_error)
-        logger.warning("grading %s: harness fault (%s); %s", task.task_id, grade.scoring_error,
-                       "retrying in a fresh sandbox" if len(faults) < GRADING_ATTEMPTS else "giving up")  # fmt: skip
+        logger.warning(
+            "grading %s: harness fault (%s); %s",
+            task.task_id,
+            grade.scoring_error,
+            "retrying in a fresh sandbox" if len(faults) < GRADING_ATTEMPTS else "giving up",
+        )
     grade.scoring_error = f"{grade.scoring_error} (the same in {len(faults)} attempts, each in a fresh sandbox)"
     return grade

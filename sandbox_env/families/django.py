@@ -160,7 +160,10 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
     if budget and not (folder / "naive").is_dir():
         raise ValueError(f"{folder}: a task with budget tests needs naive/")
     return TaskRow(
-        task_id=meta["id"], family=family, difficulty=meta["difficulty"], category=meta["category"],
+        task_id=meta["id"],
+        family=family,
+        difficulty=meta["difficulty"],
+        category=meta["category"],
         prompt=_prompt(meta, {**tree, **tests}, deliverables),
         files={**tree, **tests},
         collect=deliverables,
@@ -174,7 +177,7 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
             "test_ids": ids,
             "budget_tests": budget,
         },
-    )  # fmt: skip
+    )
 
 
 # -- canaries ------------------------------------------------------------------------------
@@ -226,13 +229,22 @@ def _blames_submission(text: str, grading: dict[str, Any]) -> bool:
     return any(d in text for d in grading["deliverables"]) or any(m in text for m in grading["modules"])
 
 
-def judge(report: dict[str, Any], grading: dict[str, Any], suite: Suite, timed_out: bool = False,
-          frames: list[dict[str, Any]] | None = None) -> Grade:  # fmt: skip
+def judge(
+    report: dict[str, Any],
+    grading: dict[str, Any],
+    suite: Suite,
+    timed_out: bool = False,
+    frames: list[dict[str, Any]] | None = None,
+) -> Grade:
     """The grade of one runner report: host-side, with the real test ids, the canaries and the streamed frames."""
     stage = report.get("stage")
     if stage == "harness_error":
-        return Grade(0.0, "scoring error: the test runner failed before pytest started",
-                     metrics=_metrics(scoring_error=1.0), scoring_error=str(report.get("error", ""))[-800:])  # fmt: skip
+        return Grade(
+            0.0,
+            "scoring error: the test runner failed before pytest started",
+            metrics=_metrics(scoring_error=1.0),
+            scoring_error=str(report.get("error", ""))[-800:],
+        )
     alarms = evidence.alarm_problems(frames or [])
     if alarms and (stage != "finished" or report.get("exit_code") not in (0, 1)):
         grade = Grade.tamper("; ".join(alarms[:3]))
@@ -240,8 +252,7 @@ def judge(report: dict[str, Any], grading: dict[str, Any], suite: Suite, timed_o
         return grade
     if stage == "started":
         why = "did not finish within the time limit" if timed_out else "ended before pytest finished"
-        return Grade(0.0, f"the test process {why} (the code under test exited, crashed or hung)",
-                     metrics=_metrics())  # fmt: skip
+        return Grade(0.0, f"the test process {why} (the code under test exited, crashed or hung)", metrics=_metrics())
     if stage != "finished":
         return _fault(f"unexpected runner report stage {stage!r}")
 
@@ -256,9 +267,12 @@ def judge(report: dict[str, Any], grading: dict[str, Any], suite: Suite, timed_o
         what = "was interrupted" if exit_code == 2 else "stopped with an internal error" if started else "could not start"
         if exit_code != 2 and not _blames_submission(text, grading):
             return _fault(f"pytest {what}: {_first_line(text)}")
-        return Grade(0.0, f"pytest {what} (caused by the submitted code): {_first_line(text)}",
-                     [{"name": "pytest run", "passed": False, "detail": text.strip()[-1500:]}],
-                     _metrics(module_imported=module_imported))  # fmt: skip
+        return Grade(
+            0.0,
+            f"pytest {what} (caused by the submitted code): {_first_line(text)}",
+            [{"name": "pytest run", "passed": False, "detail": text.strip()[-1500:]}],
+            _metrics(module_imported=module_imported),
+        )
 
     problems = evidence.problems(report, suite, frames)
     ids: list[str] = grading["test_ids"]
@@ -266,18 +280,29 @@ def judge(report: dict[str, Any], grading: dict[str, Any], suite: Suite, timed_o
     results = {i: evidence.outcome_of(suite.real[i], outcomes) for i in ids}
     passed = {i for i, o in results.items() if o == "passed"}
     collected = set(report.get("collected") or [])
-    suite_usable = float(any(suite.real[i] in collected or any(c.startswith(suite.real[i] + "[") for c in collected)
-                             for i in ids))  # fmt: skip
+    suite_usable = float(
+        any(suite.real[i] in collected or any(c.startswith(suite.real[i] + "[") for c in collected) for i in ids)
+    )
     correctness = [i for i in ids if i not in budget]
     naive = bool(budget) and all(i in passed for i in correctness) and not budget <= passed
     frac = len(passed) / len(ids) if ids else 0.0
     failures = {i: _failure_of(suite.real[i], report.get("failures") or {}) for i in ids}
-    checks = [{"name": i, "passed": i in passed,
-               "detail": "" if i in passed else f"{results[i] or 'not run'}: {_first_line(failures[i])}"}
-              for i in ids]  # fmt: skip
+    checks = [
+        {
+            "name": i,
+            "passed": i in passed,
+            "detail": "" if i in passed else f"{results[i] or 'not run'}: {_first_line(failures[i])}",
+        }
+        for i in ids
+    ]
     checks += [{"name": f"collect {p}", "passed": False, "detail": _first_line(t)} for p, t in collection_errors.items()]
-    metrics = _metrics(module_imported=module_imported, suite_usable=suite_usable, tests_passed=frac,
-                       checks_passed=frac, correct_but_naive=float(naive))  # fmt: skip
+    metrics = _metrics(
+        module_imported=module_imported,
+        suite_usable=suite_usable,
+        tests_passed=frac,
+        checks_passed=frac,
+        correct_but_naive=float(naive),
+    )
     if problems:
         metrics["tampered"] = 1.0
         metrics["correct_but_naive"] = 0.0
@@ -319,8 +344,9 @@ class DjangoFamily:
         grade, _ = await self.grade_with_report(final, task, grader)
         return grade
 
-    async def grade_with_report(self, final: dict[str, Any], task: TaskRow,
-                                grader: Grader) -> tuple[Grade, dict[str, Any] | None]:  # fmt: skip
+    async def grade_with_report(
+        self, final: dict[str, Any], task: TaskRow, grader: Grader
+    ) -> tuple[Grade, dict[str, Any] | None]:
         """The grade, and the runner's report it was judged from (None when no report came back)."""
         g = task.grading
         given = final.get("files") or {}
@@ -353,5 +379,6 @@ class DjangoFamily:
         if missing and grade.score == 0.0 and grade.scoring_error is None:
             grade.reason = f"{', '.join(missing)} missing from /workspace; {grade.reason}"
         return grade, report
+
 
 FAMILY = DjangoFamily()

@@ -42,22 +42,59 @@ from dataclasses import dataclass, field
 TESTS_DIR = "tests"
 HIDDEN_DIR = "hidden"
 BUDGET_CALLS = ("assertNumQueries", "django_assert_num_queries", "django_assert_max_num_queries")
-RAISES_CALLS = ("raises", "assertRaises", "assertRaisesMessage", "assertRaisesRegex", "assertWarns",
-                "assertWarnsRegex", "assertRaisesRegexp", "warns", "deprecated_call")  # fmt: skip
+RAISES_CALLS = (
+    "raises",
+    "assertRaises",
+    "assertRaisesMessage",
+    "assertRaisesRegex",
+    "assertWarns",
+    "assertWarnsRegex",
+    "assertRaisesRegexp",
+    "warns",
+    "deprecated_call",
+)
 UNITTEST_FLIPS = {
-    "assertTrue": "assertFalse", "assertFalse": "assertTrue", "assertIsNone": "assertIsNotNone",
-    "assertIsNotNone": "assertIsNone", "assertIn": "assertNotIn", "assertNotIn": "assertIn",
-    "assertIs": "assertIsNot", "assertIsNot": "assertIs", "assertIsInstance": "assertNotIsInstance",
-    "assertNotIsInstance": "assertIsInstance", "assertLess": "assertGreaterEqual",
-    "assertLessEqual": "assertGreater", "assertGreater": "assertLessEqual", "assertGreaterEqual": "assertLess",
-    "assertContains": "assertNotContains", "assertNotContains": "assertContains",
-    "assertEqual": "assertNotEqual", "assertNotEqual": "assertEqual", "assertEquals": "assertNotEqual",
-}  # fmt: skip
-UNITTEST_VALUE = ("assertEqual", "assertEquals", "assertCountEqual", "assertListEqual", "assertTupleEqual",
-                  "assertDictEqual", "assertSetEqual")  # fmt: skip
+    "assertTrue": "assertFalse",
+    "assertFalse": "assertTrue",
+    "assertIsNone": "assertIsNotNone",
+    "assertIsNotNone": "assertIsNone",
+    "assertIn": "assertNotIn",
+    "assertNotIn": "assertIn",
+    "assertIs": "assertIsNot",
+    "assertIsNot": "assertIs",
+    "assertIsInstance": "assertNotIsInstance",
+    "assertNotIsInstance": "assertIsInstance",
+    "assertLess": "assertGreaterEqual",
+    "assertLessEqual": "assertGreater",
+    "assertGreater": "assertLessEqual",
+    "assertGreaterEqual": "assertLess",
+    "assertContains": "assertNotContains",
+    "assertNotContains": "assertContains",
+    "assertEqual": "assertNotEqual",
+    "assertNotEqual": "assertEqual",
+    "assertEquals": "assertNotEqual",
+}
+UNITTEST_VALUE = (
+    "assertEqual",
+    "assertEquals",
+    "assertCountEqual",
+    "assertListEqual",
+    "assertTupleEqual",
+    "assertDictEqual",
+    "assertSetEqual",
+)
 SWAP_TARGETS = (ZeroDivisionError, KeyError, FileNotFoundError, UnicodeDecodeError)
-OP_FLIPS = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.NotEq: ast.Eq,
-            ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}  # fmt: skip
+OP_FLIPS = {
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.NotEq: ast.Eq,
+    ast.Lt: ast.GtE,
+    ast.GtE: ast.Lt,
+    ast.Gt: ast.LtE,
+    ast.LtE: ast.Gt,
+}
 
 
 # -- parsing a test module ----------------------------------------------------------------
@@ -116,8 +153,16 @@ def parse_source(path: str, text: str) -> Source:
             preamble.append(node)
             if isinstance(node, ast.ImportFrom) and (node.module or "").endswith(".models"):
                 models += [a.asname or a.name for a in node.names if a.name != "*"]
-    strings = tuple(sorted({n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
-                            and isinstance(n.value, (str, bytes)) and 0 < len(n.value) <= 40}, key=repr))  # fmt: skip
+    strings = tuple(
+        sorted(
+            {
+                n.value
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and 0 < len(n.value) <= 40
+            },
+            key=repr,
+        )
+    )
     return Source(path, preamble, classes, units, models, strings)
 
 
@@ -287,8 +332,7 @@ def _swap_raised(body: list[ast.stmt], rng: random.Random) -> bool:
         expected = call.args[0]
         name = expected.id if isinstance(expected, ast.Name) else ""
         known = getattr(builtins, name, None)
-        targets = [t for t in SWAP_TARGETS if not (isinstance(known, type) and (issubclass(known, t) or
-                   issubclass(t, known)))]  # fmt: skip
+        targets = [t for t in SWAP_TARGETS if not (isinstance(known, type) and (issubclass(known, t) or issubclass(t, known)))]
         if targets and isinstance(expected, (ast.Name, ast.Attribute)):
             call.args[0] = ast.Name(id=rng.choice(targets).__name__, ctx=ast.Load())
             return True
@@ -420,8 +464,12 @@ def _paths(sources: list[str], units: list[Unit], rng: random.Random) -> dict[tu
     return out
 
 
-def make_suite(sources: dict[str, str], budget_ids: set[str] | frozenset[str] = frozenset(),
-               rng: random.Random | None = None, fallback_models: list[str] | None = None) -> Suite:  # fmt: skip
+def make_suite(
+    sources: dict[str, str],
+    budget_ids: set[str] | frozenset[str] = frozenset(),
+    rng: random.Random | None = None,
+    fallback_models: list[str] | None = None,
+) -> Suite:
     """Real tests and fresh canaries, shuffled into modules laid out alike (see the module docstring)."""
     rng = rng or random.Random()
     parsed = {p: parse_source(p, t) for p, t in sources.items()}

@@ -81,7 +81,6 @@ be answered within 10 seconds. Available: Python 3.13, FastAPI 0.165, Starlette 
 Pydantic 2.14, python-multipart; no network and no other packages."""
 
 
-
 def build_prompt(meta: dict[str, Any]) -> str:
     title = meta.get("title", "").strip()
     head = f"# {title}\n\n" if title else ""
@@ -106,11 +105,20 @@ class FastAPIFamily:
         if not (folder / "reference.py").is_file():
             raise CheckError(f"{folder.name}: no reference.py")
         return TaskRow(
-            task_id=meta["id"], family=self.name, difficulty=meta["difficulty"], category=meta["category"],
-            prompt=build_prompt(meta), files=dict(meta.get("files", {})), collect=list(meta.get("collect", [APP_PATH])),
-            grading={"checks": checks, "openapi_url": meta.get("openapi_url", "/openapi.json"),
-                     "catch_all": bool(meta.get("catch_all", False)), "request_timeout": REQUEST_TIMEOUT},
-        )  # fmt: skip
+            task_id=meta["id"],
+            family=self.name,
+            difficulty=meta["difficulty"],
+            category=meta["category"],
+            prompt=build_prompt(meta),
+            files=dict(meta.get("files", {})),
+            collect=list(meta.get("collect", [APP_PATH])),
+            grading={
+                "checks": checks,
+                "openapi_url": meta.get("openapi_url", "/openapi.json"),
+                "catch_all": bool(meta.get("catch_all", False)),
+                "request_timeout": REQUEST_TIMEOUT,
+            },
+        )
 
     async def setup(self, sb: Sandbox, task: TaskRow) -> None:
         if task.files:
@@ -155,11 +163,16 @@ class FastAPIFamily:
         if report.get("stalled"):
             st = report["stalled"]
             if st.get("blame") == "harness":
-                return Grade.harness_fault(f"the run passed its {st.get('limit'):g} s deadline at {st.get('what')} "
-                                           f"while the app had been active for only {st.get('active', 0):g} s: "
-                                           "the container was starved of CPU")  # fmt: skip
-            return _failed(checks, f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
-                           imported=bool(report.get("imported")))  # fmt: skip
+                return Grade.harness_fault(
+                    f"the run passed its {st.get('limit'):g} s deadline at {st.get('what')} "
+                    f"while the app had been active for only {st.get('active', 0):g} s: "
+                    "the container was starved of CPU"
+                )
+            return _failed(
+                checks,
+                f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
+                imported=bool(report.get("imported")),
+            )
         if not report.get("imported"):
             error = (report.get("import_error") or "").strip()
             last = error.splitlines()[-1] if error else "unknown error"
@@ -168,6 +181,7 @@ class FastAPIFamily:
             return _failed(checks, "app.py imported, but it defines no module-level `app`", imported=True)
         return _score(checks, canaries, layout, report, openapi_url)
 
+
 def _failed(checks: list[dict[str, Any]], reason: str, *, imported: bool, detail: str = "") -> Grade:
     """Every check failed for one reason that is the submission's, not the harness's."""
     text = detail or reason
@@ -175,8 +189,13 @@ def _failed(checks: list[dict[str, Any]], reason: str, *, imported: bool, detail
     return Grade(0.0, reason, rows, {"module_imported": float(imported), "checks_passed": 0.0, "tampered": 0.0})
 
 
-def _score(checks: list[dict[str, Any]], canaries: list[dict[str, Any]], layout: list[list[tuple[str, int, int]]],
-           report: dict[str, Any], openapi_url: str) -> Grade:  # fmt: skip
+def _score(
+    checks: list[dict[str, Any]],
+    canaries: list[dict[str, Any]],
+    layout: list[list[tuple[str, int, int]]],
+    report: dict[str, Any],
+    openapi_url: str,
+) -> Grade:
     sessions = report.get("sessions") or []
     step_resp: dict[tuple[int, int], dict[str, Any]] = {}
     canary_resp: list[dict[str, Any] | None] = [None] * len(canaries)
@@ -202,9 +221,11 @@ def _score(checks: list[dict[str, Any]], canaries: list[dict[str, Any]], layout:
     passed = sum(r["passed"] for r in rows)
     fraction = passed / len(checks)
     metrics = {"module_imported": 1.0, "checks_passed": fraction, "tampered": 0.0}
-    check_openapi = [resp for (ci, si), resp in step_resp.items()
-                     if checks[ci]["steps"][si]["request"]["method"] == "GET"
-                     and checks[ci]["steps"][si]["request"]["path"] == openapi_url]  # fmt: skip
+    check_openapi = [
+        resp
+        for (ci, si), resp in step_resp.items()
+        if checks[ci]["steps"][si]["request"]["method"] == "GET" and checks[ci]["steps"][si]["request"]["path"] == openapi_url
+    ]
     labelled = [(describe_request(checks[ci]["steps"][si]["request"]), r) for (ci, si), r in step_resp.items()]
     labelled += [(describe_request(c["request"]), r) for c, r in zip(canaries, canary_resp, strict=True)]
     problems = [f"the app replaced {name}" for name in report.get("integrity") or []]

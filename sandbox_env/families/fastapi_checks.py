@@ -45,8 +45,20 @@ from typing import Any
 MISSING = object()
 NULL = "$null"
 REQUEST_KEYS = {"method", "path", "query", "headers", "cookies", "json", "form", "files", "content"}
-EXPECT_KEYS = {"status", "json", "json_has", "json_at", "headers", "header_contains", "headers_present",
-               "headers_absent", "empty", "text", "text_contains", "sse"}  # fmt: skip
+EXPECT_KEYS = {
+    "status",
+    "json",
+    "json_has",
+    "json_at",
+    "headers",
+    "header_contains",
+    "headers_present",
+    "headers_absent",
+    "empty",
+    "text",
+    "text_contains",
+    "sse",
+}
 AT_OPS = {"equals", "has", "contains", "keys", "exists", "len"}
 METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
 _TYPES = {
@@ -112,11 +124,14 @@ def normalize_request(raw: dict[str, Any], where: str) -> dict[str, Any]:
     if "json" in raw:
         req["json"] = denull(raw["json"])
     if "form" in raw:
-        req["form"] = {k: ([_scalar_text(x) for x in v] if isinstance(v, list) else _scalar_text(v))
-                       for k, v in raw["form"].items()}  # fmt: skip
+        req["form"] = {
+            k: ([_scalar_text(x) for x in v] if isinstance(v, list) else _scalar_text(v)) for k, v in raw["form"].items()
+        }
     if "files" in raw:
-        req["files"] = [[f["field"], f.get("filename", "upload.txt"), f.get("content", ""),
-                         f.get("content_type", "text/plain")] for f in raw["files"]]  # fmt: skip
+        req["files"] = [
+            [f["field"], f.get("filename", "upload.txt"), f.get("content", ""), f.get("content_type", "text/plain")]
+            for f in raw["files"]
+        ]
     if "content" in raw:
         req["content"] = str(raw["content"])
     if sum(k in req for k in ("json", "content")) + (("form" in req or "files" in req) and 1) > 1:
@@ -138,8 +153,9 @@ def normalize_expect(raw: dict[str, Any], where: str) -> dict[str, Any]:
     if "headers" in exp:
         exp["headers"] = {k.lower(): str(v) for k, v in exp["headers"].items()}
     if "header_contains" in exp:
-        exp["header_contains"] = {k.lower(): [str(x) for x in (v if isinstance(v, list) else [v])]
-                                  for k, v in exp["header_contains"].items()}  # fmt: skip
+        exp["header_contains"] = {
+            k.lower(): [str(x) for x in (v if isinstance(v, list) else [v])] for k, v in exp["header_contains"].items()
+        }
     for key in ("headers_present", "headers_absent"):
         if key in exp:
             exp[key] = [k.lower() for k in exp[key]]
@@ -231,7 +247,7 @@ def _same_scalar(expected: Any, actual: Any) -> bool:
 
 
 def _marker_diff(marker: dict[str, Any], actual: Any, path: str, subset: bool) -> str | None:
-    (kind, arg), = marker.items()  # fmt: skip
+    ((kind, arg),) = marker.items()
     if kind == "$absent":
         return None if actual is MISSING else f"{path}: must be absent, got {_short(actual)}"
     if actual is MISSING:
@@ -297,7 +313,7 @@ def _resolve_ref(doc: Any, ref: Any) -> Any:
 
 def at_diff(doc: Any, item: dict[str, Any]) -> str | None:
     value, walked = navigate(doc, item["at"])
-    (op, arg), = ((k, v) for k, v in item.items() if k != "at")  # fmt: skip
+    ((op, arg),) = ((k, v) for k, v in item.items() if k != "at")
     if op == "exists":
         present = value is not MISSING
         return None if present == bool(arg) else f"{walked}: {'missing' if arg else 'must be absent, got ' + _short(value)}"
@@ -477,8 +493,28 @@ def passes_for_catch_all(check: dict[str, Any]) -> bool:
 
 # -- canaries --------------------------------------------------------------------------------
 
-_WORDS = ("alpha", "orbit", "maple", "quartz", "harbor", "lumen", "cobalt", "tundra", "vivid", "ember",
-          "nimbus", "prairie", "saffron", "glacier", "mosaic", "pixel", "zephyr", "canyon", "velvet", "falcon")  # fmt: skip
+_WORDS = (
+    "alpha",
+    "orbit",
+    "maple",
+    "quartz",
+    "harbor",
+    "lumen",
+    "cobalt",
+    "tundra",
+    "vivid",
+    "ember",
+    "nimbus",
+    "prairie",
+    "saffron",
+    "glacier",
+    "mosaic",
+    "pixel",
+    "zephyr",
+    "canyon",
+    "velvet",
+    "falcon",
+)
 
 
 def _random_segment(rng: random.Random) -> str:
@@ -536,8 +572,9 @@ def _is_openapi_doc(resp: dict[str, Any]) -> Any:
     return None
 
 
-def judge_canaries(canaries: list[dict[str, Any]], responses: list[dict[str, Any] | None],
-                   openapi_url: str, check_openapi: list[dict[str, Any]]) -> list[str]:  # fmt: skip
+def judge_canaries(
+    canaries: list[dict[str, Any]], responses: list[dict[str, Any] | None], openapi_url: str, check_openapi: list[dict[str, Any]]
+) -> list[str]:
     """Why the canaries say the run was tampered with (empty: they came out as an honest run's would).
 
     - openapi: a 2xx answer must be an OpenAPI document (an app may disable or break its
@@ -573,8 +610,10 @@ def judge_canaries(canaries: list[dict[str, Any]], responses: list[dict[str, Any
         path = canary["request"]["path"]
         from_app = resp.get("app_calls") == 1 and resp.get("app_status") == resp["status"]
         if 200 <= resp["status"] < 300 and not from_app and not any(t.fullmatch(path) for t in templates):
-            problems.append(f"{canary['request']['method']} of an unknown path answered {resp['status']}, "
-                            "and no route of the app's OpenAPI document matches it")  # fmt: skip
+            problems.append(
+                f"{canary['request']['method']} of an unknown path answered {resp['status']}, "
+                "and no route of the app's OpenAPI document matches it"
+            )
     return problems
 
 

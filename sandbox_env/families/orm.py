@@ -31,10 +31,46 @@ SESSION_ENV = {"DJANGO_SETTINGS_MODULE": "orm_fixture.settings", "ORM_FIXTURE_DB
 MODELS = ("Publisher", "Author", "Genre", "Book", "Store", "Sale", "Review")
 CATEGORIES = {"filtering": 9, "aggregation": 8, "relations": 6, "expressions": 6, "advanced": 10}
 
-DB_NAMES = ("Q", "F", "Count", "Sum", "Avg", "Max", "Min", "Value", "ExpressionWrapper", "Subquery", "OuterRef",
-            "Exists", "Case", "When", "Window", "FloatField", "IntegerField", "DecimalField", "CharField")  # fmt: skip
-FUNCTION_NAMES = ("Coalesce", "Cast", "ExtractYear", "ExtractMonth", "TruncMonth", "TruncYear", "Lower", "Upper",
-                  "Length", "Concat", "Round", "NullIf", "RowNumber", "Rank", "DenseRank", "Lag", "Lead")  # fmt: skip
+DB_NAMES = (
+    "Q",
+    "F",
+    "Count",
+    "Sum",
+    "Avg",
+    "Max",
+    "Min",
+    "Value",
+    "ExpressionWrapper",
+    "Subquery",
+    "OuterRef",
+    "Exists",
+    "Case",
+    "When",
+    "Window",
+    "FloatField",
+    "IntegerField",
+    "DecimalField",
+    "CharField",
+)
+FUNCTION_NAMES = (
+    "Coalesce",
+    "Cast",
+    "ExtractYear",
+    "ExtractMonth",
+    "TruncMonth",
+    "TruncYear",
+    "Lower",
+    "Upper",
+    "Length",
+    "Concat",
+    "Round",
+    "NullIf",
+    "RowNumber",
+    "Rank",
+    "DenseRank",
+    "Lag",
+    "Lead",
+)
 
 
 def session_preamble(copy_image_db: bool = True) -> str:
@@ -42,12 +78,9 @@ def session_preamble(copy_image_db: bool = True) -> str:
 
     It runs again whenever the session restarts, so a restart also restores the data.
     """
-    copy = (f"import shutil as _sh; _sh.copyfile({IMAGE_DB!r}, {SESSION_DB!r}); del _sh\n"
-            if copy_image_db else "")  # fmt: skip
+    copy = f"import shutil as _sh; _sh.copyfile({IMAGE_DB!r}, {SESSION_DB!r}); del _sh\n" if copy_image_db else ""
     return (
-        f"import sys as _sys; _sys.path.append({RUNTIME!r}); del _sys\n"
-        + copy
-        + "import django; django.setup()\n"
+        f"import sys as _sys; _sys.path.append({RUNTIME!r}); del _sys\n" + copy + "import django; django.setup()\n"
         "from datetime import date\n"
         "from decimal import Decimal\n"
         "from django.db import connection\n"
@@ -118,8 +151,10 @@ def read_orm_task(folder: Path) -> dict[str, Any]:
 def build_prompt(meta: dict[str, Any]) -> str:
     """What the model reads: the schema, the task, the exact output shape and order, the contract."""
     cols = ", ".join(meta["columns"])
-    return (f"{SCHEMA}\n\n## Task: {meta['title']}\n\n{meta['spec'].strip()}\n\n"
-            f"Each row: ({cols})\nOrder: {meta['order'].strip()}\n\n{CONTRACT}")  # fmt: skip
+    return (
+        f"{SCHEMA}\n\n## Task: {meta['title']}\n\n{meta['spec'].strip()}\n\n"
+        f"Each row: ({cols})\nOrder: {meta['order'].strip()}\n\n{CONTRACT}"
+    )
 
 
 def load_expected(folder: Path) -> list[list[Any]]:
@@ -143,10 +178,15 @@ class OrmFamily:
         if any(len(row) != width for row in expected):
             raise ValueError(f"{folder}/expected.json: every row must have {width} values, as columns says")
         return TaskRow(
-            task_id=meta["id"], family=self.name, difficulty=meta["difficulty"], category=meta["category"],
-            prompt=build_prompt(meta), files={}, collect=["result"],
+            task_id=meta["id"],
+            family=self.name,
+            difficulty=meta["difficulty"],
+            category=meta["category"],
+            prompt=build_prompt(meta),
+            files={},
+            collect=["result"],
             grading={"expected": expected, "rel_tol": REL_TOL, "abs_tol": ABS_TOL, "universe": meta["universe"]},
-        )  # fmt: skip
+        )
 
     async def setup(self, sb: Sandbox, task: TaskRow) -> None:
         await start_session(sb, copy_image_db=True)
@@ -167,8 +207,13 @@ class OrmFamily:
         passed = sum(c["passed"] for c in outcome.checks)
         if (evidence := row_evidence(final["result"], task.grading["expected"])) is not None:
             outcome.checks[-1]["rows"] = evidence  # rows_in_order: what the viewer shows side by side
-        return Grade(score=1.0 if outcome.passed else 0.0, reason=outcome.reason, checks=outcome.checks,
-                     metrics={"checks_passed": passed / len(outcome.checks), "tampered": float(outcome.malformed)},
-                     tampered=outcome.malformed)  # fmt: skip
+        return Grade(
+            score=1.0 if outcome.passed else 0.0,
+            reason=outcome.reason,
+            checks=outcome.checks,
+            metrics={"checks_passed": passed / len(outcome.checks), "tampered": float(outcome.malformed)},
+            tampered=outcome.malformed,
+        )
+
 
 FAMILY = OrmFamily()

@@ -87,8 +87,10 @@ def decode_result(tagged: Any) -> tuple[list[tuple] | None, str]:
         values = []
         for j, value in enumerate(item["tuple"]):
             if type(value) not in _PLAIN or (type(value) is float and not math.isfinite(value)):
-                return None, (f"row {i} column {j} is {_describe(value)}, not a plain value "
-                              "(str, int, float, bool or None); render it as the task says")  # fmt: skip
+                return None, (
+                    f"row {i} column {j} is {_describe(value)}, not a plain value "
+                    "(str, int, float, bool or None); render it as the task says"
+                )
             values.append(value)
         rows.append(tuple(values))
     return rows, ""
@@ -135,9 +137,16 @@ def compare(tagged: Any, expected: list[list | tuple]) -> Comparison:
     shape = {"name": "result_shape", "passed": rows is not None, "detail": why or "a list of tuples of plain values"}
     if rows is None:
         skipped = "not compared: " + why
-        return Comparison(False, why, [shape, {"name": "row_count", "passed": False, "detail": skipped},
-                                       {"name": "rows_in_order", "passed": False, "detail": skipped}],
-                          malformed=why.startswith(MALFORMED))  # fmt: skip
+        return Comparison(
+            False,
+            why,
+            [
+                shape,
+                {"name": "row_count", "passed": False, "detail": skipped},
+                {"name": "rows_in_order", "passed": False, "detail": skipped},
+            ],
+            malformed=why.startswith(MALFORMED),
+        )
     count_ok = len(rows) == len(expected)
     count = {"name": "row_count", "passed": count_ok, "detail": f"expected {len(expected)} rows, got {len(rows)}"}
     first_bad = ""
@@ -148,8 +157,11 @@ def compare(tagged: Any, expected: list[list | tuple]) -> Comparison:
             break
     if not first_bad and not count_ok:
         n = min(len(rows), len(expected))
-        first_bad = (f"row {n} is missing: expected {tuple(expected[n])!r}" if len(rows) < len(expected)
-                     else f"row {n} is extra: {rows[n]!r}")  # fmt: skip
+        first_bad = (
+            f"row {n} is missing: expected {tuple(expected[n])!r}"
+            if len(rows) < len(expected)
+            else f"row {n} is extra: {rows[n]!r}"
+        )
     if first_bad and count_ok and _same_rows_any_order(expected, rows):
         first_bad = f"the right rows in the wrong order: {first_bad}"
     order = {"name": "rows_in_order", "passed": not first_bad, "detail": first_bad or "every row matches"}
@@ -184,6 +196,11 @@ def row_evidence(tagged: Any, expected: list, limit: int = EVIDENCE_ROWS) -> dic
         return None
     first = first_difference(expected, rows)
     offset = 0 if first is None else max(0, min(first["row"] - limit // 4, max(len(expected), len(rows)) - limit))
-    return {"offset": offset, "expected_count": len(expected), "received_count": len(rows), "first": first,
-            "expected": [list(r) for r in expected[offset:offset + limit]],
-            "received": [list(r) for r in rows[offset:offset + limit]]}  # fmt: skip
+    return {
+        "offset": offset,
+        "expected_count": len(expected),
+        "received_count": len(rows),
+        "first": first,
+        "expected": [list(r) for r in expected[offset : offset + limit]],
+        "received": [list(r) for r in rows[offset : offset + limit]],
+    }

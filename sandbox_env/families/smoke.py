@@ -20,10 +20,15 @@ class SmokeFamily:
     def compile_task(self, folder: Path) -> TaskRow:
         meta = read_task_toml(folder)
         return TaskRow(
-            task_id=meta["id"], family=self.name, difficulty=meta["difficulty"], category=meta["category"],
-            prompt=meta["spec"].strip(), files={}, collect=[meta["path"]],
+            task_id=meta["id"],
+            family=self.name,
+            difficulty=meta["difficulty"],
+            category=meta["category"],
+            prompt=meta["spec"].strip(),
+            files={},
+            collect=[meta["path"]],
             grading={"path": meta["path"], "expected": meta["expected"]},
-        )  # fmt: skip
+        )
 
     async def setup(self, sb: Sandbox, task: TaskRow) -> None:
         await sb.start_python()
@@ -43,8 +48,7 @@ class SmokeFamily:
         got = report.get("content")
         ok = got == task.grading["expected"]
         check = {"name": "content", "passed": ok, "detail": "" if ok else f"expected {task.grading['expected']!r}, got {got!r}"}
-        return Grade(float(ok), "file holds the expected text" if ok else check["detail"], [check],
-                     {"checks_passed": float(ok)})  # fmt: skip
+        return Grade(float(ok), "file holds the expected text" if ok else check["detail"], [check], {"checks_passed": float(ok)})
 
 
 FAMILY = SmokeFamily()

@@ -16,8 +16,15 @@ def _free_port(host: str) -> int:
         return s.getsockname()[1]
 
 
-def start_policy_server(policy: str, script: Path | None, host: str, port: int, fail_after: int | None = None,
-                        tokens: bool = False, tokenizer_dir: Path | None = None):  # fmt: skip
+def start_policy_server(
+    policy: str,
+    script: Path | None,
+    host: str,
+    port: int,
+    fail_after: int | None = None,
+    tokens: bool = False,
+    tokenizer_dir: Path | None = None,
+):
     """Serve the policy in a background thread; returns (server, base_url).
 
     `fail_after` (policy/server.py): answer HTTP 500 after that many requests of a rollout.
@@ -29,8 +36,12 @@ def start_policy_server(policy: str, script: Path | None, host: str, port: int, 
     from sandbox_env.policy.policies import make_policy
     from sandbox_env.policy.server import create_app
 
-    app = create_app(make_policy(policy, script), fail_after=fail_after, tokens=tokens,
-                     tokenizer_dir=None if tokenizer_dir is None else str(tokenizer_dir))  # fmt: skip
+    app = create_app(
+        make_policy(policy, script),
+        fail_after=fail_after,
+        tokens=tokens,
+        tokenizer_dir=None if tokenizer_dir is None else str(tokenizer_dir),
+    )
     port = port or _free_port(host)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True, name="policy-server")

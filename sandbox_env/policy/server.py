@@ -65,8 +65,9 @@ def _sse(chunks: list[dict[str, Any]]):
     return StreamingResponse(events(), media_type="text/event-stream")
 
 
-def _stream_chunks(head: dict[str, Any], message: dict[str, Any], finish: str, usage: dict[str, Any],
-                   include_usage: bool) -> list[dict[str, Any]]:  # fmt: skip
+def _stream_chunks(
+    head: dict[str, Any], message: dict[str, Any], finish: str, usage: dict[str, Any], include_usage: bool
+) -> list[dict[str, Any]]:
     """The response as chat.completion.chunk events: role and content, tool calls, finish, usage."""
     base = {**head, "object": "chat.completion.chunk"}
     delta: dict[str, Any] = {"role": "assistant", "content": message.get("content") or ""}
@@ -116,8 +117,9 @@ class _Generator:
         return {"request_id": f"gen-{uuid.uuid4().hex}", "prompt_token_ids": prompt_ids, "choices": [choice]}
 
 
-def create_app(policy: Policy, fail_after: int | None = None, tokens: bool = False,
-               tokenizer_dir: str | None = None) -> Starlette:  # fmt: skip
+def create_app(
+    policy: Policy, fail_after: int | None = None, tokens: bool = False, tokenizer_dir: str | None = None
+) -> Starlette:
     """The endpoint for `policy`; with `fail_after=N`, request N+1 of every rollout gets HTTP 500."""
 
     async def chat(request: Request) -> JSONResponse | StreamingResponse:
@@ -132,8 +134,12 @@ def create_app(policy: Policy, fail_after: int | None = None, tokens: bool = Fal
         if not req.messages:
             return _error(400, "messages must not be empty")
         if fail_after is not None and request_number(req.messages) > fail_after:
-            return _error(500, f"this server fails every request after the first {fail_after} of a rollout "
-                               "(--fail-after)", "server_error", {"x-should-retry": "false"})  # fmt: skip
+            return _error(
+                500,
+                f"this server fails every request after the first {fail_after} of a rollout (--fail-after)",
+                "server_error",
+                {"x-should-retry": "false"},
+            )
         offered = {t.get("function", {}).get("name") for t in req.tools or []}
         step = policy.next_step(req.messages)
         message: dict[str, Any] = {"role": "assistant", "content": step.text or None}
@@ -141,15 +147,20 @@ def create_app(policy: Policy, fail_after: int | None = None, tokens: bool = Fal
         if step.tool is not None:
             if step.tool not in offered:
                 return _error(400, f"the policy wants tool {step.tool!r}, but the request offers {sorted(offered)}")
-            message["tool_calls"] = [{
-                "id": f"call_{uuid.uuid4().hex[:16]}",
-                "type": "function",
-                "function": {"name": step.tool, "arguments": json.dumps(step.args)},
-            }]  # fmt: skip
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{uuid.uuid4().hex[:16]}",
+                    "type": "function",
+                    "function": {"name": step.tool, "arguments": json.dumps(step.args)},
+                }
+            ]
             finish = "tool_calls"
         prompt_ids, completion_ids, logprobs = token_fields(req.messages, req.tools, message)
-        usage = {"prompt_tokens": len(prompt_ids), "completion_tokens": len(completion_ids),
-                 "total_tokens": len(prompt_ids) + len(completion_ids)}  # fmt: skip
+        usage = {
+            "prompt_tokens": len(prompt_ids),
+            "completion_tokens": len(completion_ids),
+            "total_tokens": len(prompt_ids) + len(completion_ids),
+        }
         head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "created": int(time.time()), "model": req.model}
         if req.stream:
             include_usage = bool((getattr(req, "stream_options", None) or {}).get("include_usage"))

@@ -33,10 +33,13 @@ def _payload(message: dict[str, Any]) -> str:
     calls = message.get("tool_calls") or []
     if calls:
         body["tool_calls"] = [
-            {"id": c.get("id"), "name": (c.get("function") or {}).get("name"),
-             "arguments": (c.get("function") or {}).get("arguments")}
+            {
+                "id": c.get("id"),
+                "name": (c.get("function") or {}).get("name"),
+                "arguments": (c.get("function") or {}).get("arguments"),
+            }
             for c in calls
-        ]  # fmt: skip
+        ]
     if message.get("tool_call_id"):
         body["tool_call_id"] = message["tool_call_id"]
     return json.dumps(body, sort_keys=True, ensure_ascii=False)
@@ -63,8 +66,9 @@ def logprob(token: int, position: int) -> float:
     return -(((token * 31 + position * 17) % 97) + 1) / 100.0
 
 
-def token_fields(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                 message: dict[str, Any]) -> tuple[list[int], list[int], dict[str, Any]]:  # fmt: skip
+def token_fields(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, message: dict[str, Any]
+) -> tuple[list[int], list[int], dict[str, Any]]:
     """(prompt_token_ids, completion token_ids, the choice's logprobs object)."""
     prompt_ids = encode(render_prompt(messages, tools))
     completion_ids = encode(render_completion(message))

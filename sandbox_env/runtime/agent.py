@@ -361,13 +361,17 @@ class Session:
                     f"\n[timed out after {timeout:g}s: the cell was interrupted; the namespace is kept]"
                 )
             elif reply in (self.TIMEOUT, self.DEAD):
-                reply = {"output": f"[timed out after {timeout:g}s and did not stop when interrupted: "
-                         "the Python session was restarted and the namespace was lost]"}  # fmt: skip
+                reply = {
+                    "output": f"[timed out after {timeout:g}s and did not stop when interrupted: "
+                    "the Python session was restarted and the namespace was lost]"
+                }
                 self.start()
                 restarted = True
         if reply == self.DEAD:
-            reply = {"output": "[the Python session died during this cell (out of memory, or it exited): "
-                     "it was restarted and the namespace was lost]"}  # fmt: skip
+            reply = {
+                "output": "[the Python session died during this cell (out of memory, or it exited): "
+                "it was restarted and the namespace was lost]"
+            }
             self.start()
             restarted = True
         junk = self.reader.junk if self.reader is not None else 0
@@ -397,8 +401,7 @@ SESSION = Session()
 def handle(req: dict) -> dict:
     op = req.get("op")
     if op == "ping":
-        return {"pong": True, "pid": os.getpid(), "supervised": IDENTITY.supervised,
-                "oom_protected": IDENTITY.oom_protected}  # fmt: skip
+        return {"pong": True, "pid": os.getpid(), "supervised": IDENTITY.supervised, "oom_protected": IDENTITY.oom_protected}
     if op == "exec":
         return op_exec(req)
     if op == "spawn":

@@ -148,10 +148,20 @@ def serve_child(cmd: dict, event_fd: int, stop_fd: int) -> None:
     if not has_app:
         os._exit(0)
     config = uvicorn.Config(
-        Witness(module.app, emit), uds=cmd["socket"], lifespan="on", interface="asgi3", http="h11",
-        ws="none", loop="asyncio", log_level="warning", access_log=False, server_header=False,
-        date_header=False, proxy_headers=False, timeout_keep_alive=3600,
-    )  # fmt: skip
+        Witness(module.app, emit),
+        uds=cmd["socket"],
+        lifespan="on",
+        interface="asgi3",
+        http="h11",
+        ws="none",
+        loop="asyncio",
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        date_header=False,
+        proxy_headers=False,
+        timeout_keep_alive=3600,
+    )
     server = uvicorn.Server(config)
     real_startup = server.startup
 
@@ -177,12 +187,15 @@ def serve_child(cmd: dict, event_fd: int, stop_fd: int) -> None:
     except BaseException:  # noqa: BLE001 - the app's own crash
         traceback.print_exc()
     lifespan = getattr(server, "lifespan", None)
-    emit({
-        "ev": "stopped",
-        "startup_failed": not server.started,
-        "shutdown_failed": bool(lifespan is not None and server.started
-                                and (lifespan.shutdown_failed or lifespan.error_occurred)),
-    })  # fmt: skip
+    emit(
+        {
+            "ev": "stopped",
+            "startup_failed": not server.started,
+            "shutdown_failed": bool(
+                lifespan is not None and server.started and (lifespan.shutdown_failed or lifespan.error_occurred)
+            ),
+        }
+    )
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)

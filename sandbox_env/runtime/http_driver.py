@@ -126,8 +126,12 @@ def _start_host() -> tuple[subprocess.Popen, int, Lines, Lines]:
     log = os.open(f"{RUN_DIR}/host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     proc = subprocess.Popen(
         [sys.executable, "-E", "-s", os.path.join(HERE, "app_host.py"), str(cmd_r), str(rep_w), str(ev_w)],
-        pass_fds=(cmd_r, rep_w, ev_w), stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd="/",
-    )  # fmt: skip
+        pass_fds=(cmd_r, rep_w, ev_w),
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        cwd="/",
+    )
     for fd in (cmd_r, rep_w, ev_w, log):
         os.close(fd)
     for fd in (rep_r, ev_r):
@@ -247,12 +251,20 @@ def wait(done, what: str, limit: float | None, clock: Clock | None) -> None:
             clock.tick()
             if limit is not None and (clock.cpu > limit or clock.active > limit):
                 kind = "CPU" if clock.cpu > limit else "active"
-                raise Stalled({"what": what, "limit": limit, "kind": "step", "blame": "app",
-                               "cpu": round(clock.cpu, 3), "active": round(clock.active, 3), "measure": kind})  # fmt: skip
+                raise Stalled(
+                    {
+                        "what": what,
+                        "limit": limit,
+                        "kind": "step",
+                        "blame": "app",
+                        "cpu": round(clock.cpu, 3),
+                        "active": round(clock.active, 3),
+                        "measure": kind,
+                    }
+                )
         if _now() - _started > DEADLINE:
             blame = "app" if _run["active"] >= DEADLINE / 2 else "harness"
-            raise Stalled({"what": what, "limit": DEADLINE, "kind": "run", "blame": blame,
-                           "active": round(_run["active"], 3)})  # fmt: skip
+            raise Stalled({"what": what, "limit": DEADLINE, "kind": "run", "blame": blame, "active": round(_run["active"], 3)})
         fds = [lines.fd for lines in (replies, events) if not lines.closed]
         ready, _, _ = select.select([*fds, WAKE_R], [], [], TICK)
         if WAKE_R in ready:
@@ -439,8 +451,12 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
         out["error"] = "the process that starts the app ended before starting this session's app"
         return True
 
-    wait(lambda: first_event(("imported", "import_error"), mark) is not None or ended(pid),
-         "importing app.py", STARTUP_FACTOR * REQUEST_TIMEOUT, Clock(pid))  # fmt: skip
+    wait(
+        lambda: first_event(("imported", "import_error"), mark) is not None or ended(pid),
+        "importing app.py",
+        STARTUP_FACTOR * REQUEST_TIMEOUT,
+        Clock(pid),
+    )
     got = first_event(("imported", "import_error"), mark)
     if got is None or got["ev"] == "import_error":
         text = (
@@ -459,16 +475,25 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
         if not state["has_app"]:
             return False
 
-    wait(lambda: first_event(("ready", "stopped"), mark) is not None or ended(pid),
-         "application startup (lifespan)", REQUEST_TIMEOUT, Clock(pid))  # fmt: skip
+    wait(
+        lambda: first_event(("ready", "stopped"), mark) is not None or ended(pid),
+        "application startup (lifespan)",
+        REQUEST_TIMEOUT,
+        Clock(pid),
+    )
     if first_event(("ready",), mark) is None:
         code = exit_code(pid)
         how = "" if code in (None, 0, 3) else f" and its process ended (exit code {code})"
         out["error"] = explain(f"the app's lifespan failed at startup{how}", log)
         return True
 
-    client = httpx.Client(transport=httpx.HTTPTransport(uds=sock, verify=False), base_url="http://testserver",
-                          headers={"user-agent": "testclient"}, follow_redirects=False, timeout=None)  # fmt: skip
+    client = httpx.Client(
+        transport=httpx.HTTPTransport(uds=sock, verify=False),
+        base_url="http://testserver",
+        headers={"user-agent": "testclient"},
+        follow_redirects=False,
+        timeout=None,
+    )
     try:
         for req in steps:
             resp = send_one(client, pid, req)
@@ -483,8 +508,12 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
         client.close()
 
     host_send({"op": "stop", "pid": pid})
-    wait(lambda: first_event(("stopped",), mark) is not None or ended(pid),
-         "application shutdown (lifespan)", REQUEST_TIMEOUT, Clock(pid))  # fmt: skip
+    wait(
+        lambda: first_event(("stopped",), mark) is not None or ended(pid),
+        "application shutdown (lifespan)",
+        REQUEST_TIMEOUT,
+        Clock(pid),
+    )
     stopped = first_event(("stopped",), mark)
     if stopped is None or stopped.get("shutdown_failed"):
         out["error"] = explain("the app's lifespan failed at shutdown", log)

@@ -52,53 +52,166 @@ import types
 from typing import Any
 
 WATCHED_MODULES = (
-    "_pytest.runner", "_pytest.reports", "_pytest.main", "_pytest.python", "_pytest.fixtures",
-    "_pytest.unittest", "_pytest.outcomes", "_pytest.skipping", "_pytest.nodes", "_pytest.config",
-    "_pytest.assertion.rewrite", "_pytest.assertion.util", "_pytest.terminal", "_pytest.capture",
-    "pluggy", "pluggy._callers", "pluggy._hooks", "pluggy._manager", "pluggy._result",
-    "pytest_django.plugin", "pytest_django.fixtures",
-    "django.test.utils", "django.test.testcases", "django.db", "django.db.utils",
-    "django.db.backends.utils", "django.db.backends.base.base", "django.db.backends.sqlite3.base",
-    "django.utils.connection", "unittest.case", "unittest.result",
-    "report_channel", "pytest_report_plugin", "integrity",
-)  # fmt: skip
+    "_pytest.runner",
+    "_pytest.reports",
+    "_pytest.main",
+    "_pytest.python",
+    "_pytest.fixtures",
+    "_pytest.unittest",
+    "_pytest.outcomes",
+    "_pytest.skipping",
+    "_pytest.nodes",
+    "_pytest.config",
+    "_pytest.assertion.rewrite",
+    "_pytest.assertion.util",
+    "_pytest.terminal",
+    "_pytest.capture",
+    "pluggy",
+    "pluggy._callers",
+    "pluggy._hooks",
+    "pluggy._manager",
+    "pluggy._result",
+    "pytest_django.plugin",
+    "pytest_django.fixtures",
+    "django.test.utils",
+    "django.test.testcases",
+    "django.db",
+    "django.db.utils",
+    "django.db.backends.utils",
+    "django.db.backends.base.base",
+    "django.db.backends.sqlite3.base",
+    "django.utils.connection",
+    "unittest.case",
+    "unittest.result",
+    "report_channel",
+    "pytest_report_plugin",
+    "integrity",
+)
 WATCHED_CLASSES = (
-    "_pytest.reports:BaseReport", "_pytest.reports:TestReport", "_pytest.reports:CollectReport",
-    "_pytest.runner:CallInfo", "_pytest.runner:SetupState", "_pytest.nodes:Node", "_pytest.nodes:Item",
-    "_pytest.python:Function", "_pytest.python:Module", "_pytest.python:Class", "_pytest.python:PyobjMixin",
-    "_pytest.unittest:TestCaseFunction", "_pytest.unittest:UnitTestCase", "_pytest.main:Session",
-    "_pytest.fixtures:FixtureDef", "_pytest.fixtures:FixtureRequest", "_pytest.fixtures:SubRequest",
-    "_pytest.fixtures:FixtureManager", "_pytest.fixtures:FixtureFunctionDefinition",
-    "_pytest.outcomes:OutcomeException", "_pytest.config:Config", "_pytest.config:PytestPluginManager",
-    "pluggy._hooks:HookCaller", "pluggy._hooks:HookImpl", "pluggy._manager:PluginManager",
+    "_pytest.reports:BaseReport",
+    "_pytest.reports:TestReport",
+    "_pytest.reports:CollectReport",
+    "_pytest.runner:CallInfo",
+    "_pytest.runner:SetupState",
+    "_pytest.nodes:Node",
+    "_pytest.nodes:Item",
+    "_pytest.python:Function",
+    "_pytest.python:Module",
+    "_pytest.python:Class",
+    "_pytest.python:PyobjMixin",
+    "_pytest.unittest:TestCaseFunction",
+    "_pytest.unittest:UnitTestCase",
+    "_pytest.main:Session",
+    "_pytest.fixtures:FixtureDef",
+    "_pytest.fixtures:FixtureRequest",
+    "_pytest.fixtures:SubRequest",
+    "_pytest.fixtures:FixtureManager",
+    "_pytest.fixtures:FixtureFunctionDefinition",
+    "_pytest.outcomes:OutcomeException",
+    "_pytest.config:Config",
+    "_pytest.config:PytestPluginManager",
+    "pluggy._hooks:HookCaller",
+    "pluggy._hooks:HookImpl",
+    "pluggy._manager:PluginManager",
     "pluggy._result:Result",
-    "django.test.utils:CaptureQueriesContext", "django.test.testcases:_AssertNumQueriesContext",
-    "django.test.testcases:SimpleTestCase", "django.test.testcases:TransactionTestCase",
-    "django.test.testcases:TestCase", "unittest.case:TestCase", "unittest.case:_Outcome",
-    "django.db.backends.utils:CursorWrapper", "django.db.backends.utils:CursorDebugWrapper",
-    "django.db.backends.base.base:BaseDatabaseWrapper", "django.db.backends.sqlite3.base:DatabaseWrapper",
-    "django.db.backends.sqlite3.base:SQLiteCursorWrapper", "django.db.utils:ConnectionHandler",
-    "django.utils.connection:BaseConnectionHandler", "django.utils.connection:ConnectionProxy",
-    "report_channel:Channel", "pytest_report_plugin:Recorder", "integrity:Guard", "integrity:QueryWitness",
-)  # fmt: skip
+    "django.test.utils:CaptureQueriesContext",
+    "django.test.testcases:_AssertNumQueriesContext",
+    "django.test.testcases:SimpleTestCase",
+    "django.test.testcases:TransactionTestCase",
+    "django.test.testcases:TestCase",
+    "unittest.case:TestCase",
+    "unittest.case:_Outcome",
+    "django.db.backends.utils:CursorWrapper",
+    "django.db.backends.utils:CursorDebugWrapper",
+    "django.db.backends.base.base:BaseDatabaseWrapper",
+    "django.db.backends.sqlite3.base:DatabaseWrapper",
+    "django.db.backends.sqlite3.base:SQLiteCursorWrapper",
+    "django.db.utils:ConnectionHandler",
+    "django.utils.connection:BaseConnectionHandler",
+    "django.utils.connection:ConnectionProxy",
+    "report_channel:Channel",
+    "pytest_report_plugin:Recorder",
+    "integrity:Guard",
+    "integrity:QueryWitness",
+)
 WATCHED_NAMES = (
-    "os:_exit", "os:write", "os:dup2", "os:close", "os:kill", "posix:_exit", "sys:exit",
-    "builtins:len", "builtins:isinstance", "builtins:issubclass", "builtins:type", "builtins:getattr",
-    "builtins:setattr", "builtins:hasattr", "builtins:all", "builtins:any", "builtins:sorted",
-    "builtins:list", "builtins:dict", "builtins:set", "builtins:tuple", "builtins:str", "builtins:int",
-    "builtins:bool", "builtins:repr", "builtins:iter", "builtins:next", "builtins:AssertionError",
-    "builtins:Exception", "builtins:BaseException", "builtins:__import__", "json:dumps",
-    "django.db:connections", "django.db:connection",
-)  # fmt: skip
+    "os:_exit",
+    "os:write",
+    "os:dup2",
+    "os:close",
+    "os:kill",
+    "posix:_exit",
+    "sys:exit",
+    "builtins:len",
+    "builtins:isinstance",
+    "builtins:issubclass",
+    "builtins:type",
+    "builtins:getattr",
+    "builtins:setattr",
+    "builtins:hasattr",
+    "builtins:all",
+    "builtins:any",
+    "builtins:sorted",
+    "builtins:list",
+    "builtins:dict",
+    "builtins:set",
+    "builtins:tuple",
+    "builtins:str",
+    "builtins:int",
+    "builtins:bool",
+    "builtins:repr",
+    "builtins:iter",
+    "builtins:next",
+    "builtins:AssertionError",
+    "builtins:Exception",
+    "builtins:BaseException",
+    "builtins:__import__",
+    "json:dumps",
+    "django.db:connections",
+    "django.db:connection",
+)
 # pytest's own plugins are imported now, so that their hook functions are known before the code under test runs
 PYTEST_PLUGINS = (
-    "mark", "main", "runner", "fixtures", "helpconfig", "python", "terminal", "debugging", "unittest",
-    "capture", "skipping", "legacypath", "tmpdir", "monkeypatch", "recwarn", "pastebin", "assertion",
-    "junitxml", "doctest", "cacheprovider", "setuponly", "setupplan", "stepwise", "unraisableexception",
-    "threadexception", "warnings", "logging", "reports", "faulthandler", "subtests", "python_path",
-)  # fmt: skip
-DESCRIPTORS = (property, functools.cached_property, staticmethod, classmethod, types.MemberDescriptorType,
-               types.GetSetDescriptorType)  # fmt: skip
+    "mark",
+    "main",
+    "runner",
+    "fixtures",
+    "helpconfig",
+    "python",
+    "terminal",
+    "debugging",
+    "unittest",
+    "capture",
+    "skipping",
+    "legacypath",
+    "tmpdir",
+    "monkeypatch",
+    "recwarn",
+    "pastebin",
+    "assertion",
+    "junitxml",
+    "doctest",
+    "cacheprovider",
+    "setuponly",
+    "setupplan",
+    "stepwise",
+    "unraisableexception",
+    "threadexception",
+    "warnings",
+    "logging",
+    "reports",
+    "faulthandler",
+    "subtests",
+    "python_path",
+)
+DESCRIPTORS = (
+    property,
+    functools.cached_property,
+    staticmethod,
+    classmethod,
+    types.MemberDescriptorType,
+    types.GetSetDescriptorType,
+)
 TRANSACTION_WORDS = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "--", "PRAGMA")
 MAX_PROBLEMS = 50
 # Django's SQLite backend formats a logged query's parameters with one such statement: it reads no table
@@ -177,8 +290,20 @@ def _same(now: list[Any], then: list[Any]) -> bool:
 
 def _code_digest(code: types.CodeType, h: Any) -> None:
     h.update(code.co_code)
-    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_flags,
-                   code.co_argcount, code.co_kwonlyargcount, code.co_qualname)).encode())  # fmt: skip
+    h.update(
+        repr(
+            (
+                code.co_names,
+                code.co_varnames,
+                code.co_freevars,
+                code.co_cellvars,
+                code.co_flags,
+                code.co_argcount,
+                code.co_kwonlyargcount,
+                code.co_qualname,
+            )
+        ).encode()
+    )
     for const in code.co_consts:
         if _is(const, types.CodeType):
             _code_digest(const, h)
@@ -271,8 +396,13 @@ def _resolve(spec: str) -> Any:
 
 def _trusted_roots() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
-    roots = {paths.get("stdlib"), paths.get("platstdlib"), paths.get("purelib"), paths.get("platlib"),
-             os.path.dirname(os.path.abspath(__file__))}  # fmt: skip
+    roots = {
+        paths.get("stdlib"),
+        paths.get("platstdlib"),
+        paths.get("purelib"),
+        paths.get("platlib"),
+        os.path.dirname(os.path.abspath(__file__)),
+    }
     return tuple(os.path.realpath(r) + os.sep for r in roots if r)
 
 
@@ -495,9 +625,13 @@ class Guard:
             return True
         code = getattr(fn, "__code__", None)
         module = sys.modules.get(getattr(fn, "__module__", "") or "")
-        return (code is not None and module is not None and code.co_filename in self._frozen_paths()
-                and os.path.realpath(getattr(module, "__file__", "") or "/") == code.co_filename
-                and getattr(module, fn.__name__, None) is not None)  # fmt: skip
+        return (
+            code is not None
+            and module is not None
+            and code.co_filename in self._frozen_paths()
+            and os.path.realpath(getattr(module, "__file__", "") or "/") == code.co_filename
+            and getattr(module, fn.__name__, None) is not None
+        )
 
     def _frozen_paths(self) -> set[str]:
         return {os.path.realpath(os.path.join(self.workspace, p)) for p in self.frozen}
@@ -543,8 +677,12 @@ class Guard:
             self.alarm(f"the database connections cannot be listed: {type(exc).__name__}")
             return
         for conn in conns:
-            cls_attrs = {k for c in type(conn).__mro__ for k, v in vars(c).items() if callable(v) or
-                         isinstance(v, (property, functools.cached_property))}  # fmt: skip
+            cls_attrs = {
+                k
+                for c in type(conn).__mro__
+                for k, v in vars(c).items()
+                if callable(v) or isinstance(v, (property, functools.cached_property))
+            }
             shadow = sorted(set(vars(conn)) & cls_attrs)
             if shadow:
                 self.alarm(f"the database connection's {', '.join(shadow)} was replaced on the instance")

@@ -70,11 +70,29 @@ try:
     guard = Guard(channel, recorder, frozen, WORKSPACE)
     guard.arm()  # identities of what the verdict depends on, before the code under test is imported
     args = [
-        "-p", "pytest_django.plugin", "-p", "no:cacheprovider", "-p", "no:stepwise", "-p", "no:legacypath", "--noconftest",
-        "-c", ini, "--rootdir", WORKSPACE, "--ds", settings, "--no-migrations",
-        "--continue-on-collection-errors", "-q", "--tb=short", "-W", "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "pytest_django.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:stepwise",
+        "-p",
+        "no:legacypath",
+        "--noconftest",
+        "-c",
+        ini,
+        "--rootdir",
+        WORKSPACE,
+        "--ds",
+        settings,
+        "--no-migrations",
+        "--continue-on-collection-errors",
+        "-q",
+        "--tb=short",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
         *tests,
-    ]  # fmt: skip
+    ]
 except BaseException:  # noqa: BLE001 - the harness failed before the code under test ran
     channel.send({"stage": "harness_error", "error": traceback.format_exc()[-3000:]})
 
@@ -90,13 +108,15 @@ try:
     integrity = guard.final()
 except BaseException:  # noqa: BLE001 - a check that cannot run is a finding, not a pass
     integrity = {"problems": ["the integrity check failed: " + traceback.format_exc()[-500:]]}
-channel.send({
-    "stage": "finished",
-    "integrity": integrity,
-    "exit_code": exit_code,
-    "crash": crash,
-    **recorder.report(),
-    "output_tail": grader_output_tail(3000),
-    "seconds": round(time.monotonic() - started, 3),
-    "cpu_seconds": round(sum(os.times()[:2]), 3),
-})  # fmt: skip
+channel.send(
+    {
+        "stage": "finished",
+        "integrity": integrity,
+        "exit_code": exit_code,
+        "crash": crash,
+        **recorder.report(),
+        "output_tail": grader_output_tail(3000),
+        "seconds": round(time.monotonic() - started, 3),
+        "cpu_seconds": round(sum(os.times()[:2]), 3),
+    }
+)

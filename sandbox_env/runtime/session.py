@@ -137,8 +137,12 @@ class Session:
         if len(data) <= MAX_REPLY:
             return data
         if "value" in reply:
-            small = {"value": {"other": "too large", "repr": f"the encoded value is {len(data)} bytes, "
-                               f"over the session's limit of {MAX_REPLY}"}}  # fmt: skip
+            small = {
+                "value": {
+                    "other": "too large",
+                    "repr": f"the encoded value is {len(data)} bytes, over the session's limit of {MAX_REPLY}",
+                }
+            }
         else:
             text = reply.get("output") or ""
             small = {"output": text[: MAX_REPLY // 8] + f"\n[the output was cut: its encoding is {len(data)} bytes]"}

@@ -167,11 +167,18 @@ def _stand_in(reply: dict, data: bytes | None) -> dict:
     """
     why = "could not be encoded" if data is None else f"was {len(data)} bytes, over the limit of {MAX_REPLY}"
     if "value" in reply:
-        return {"value": {"other": "too large", "repr": f"the reply {why}"}, "output": "",
-                "timed_out": bool(reply.get("timed_out")), "restarted": bool(reply.get("restarted"))}  # fmt: skip
+        return {
+            "value": {"other": "too large", "repr": f"the reply {why}"},
+            "output": "",
+            "timed_out": bool(reply.get("timed_out")),
+            "restarted": bool(reply.get("restarted")),
+        }
     if isinstance(reply.get("output"), str):
-        return {"output": reply["output"][: MAX_REPLY // 16] + f"\n[the output was cut: the reply {why}]",
-                "timed_out": bool(reply.get("timed_out")), "restarted": bool(reply.get("restarted"))}  # fmt: skip
+        return {
+            "output": reply["output"][: MAX_REPLY // 16] + f"\n[the output was cut: the reply {why}]",
+            "timed_out": bool(reply.get("timed_out")),
+            "restarted": bool(reply.get("restarted")),
+        }
     return {"error": f"the reply to this request {why}: ask for less (fewer or smaller files, a lower max_output)"}
 
 

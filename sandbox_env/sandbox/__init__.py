@@ -4,5 +4,12 @@ from sandbox_env.sandbox.interface import Sandbox, SandboxBackend
 from sandbox_env.sandbox.types import ExecResult, Limits, PyResult, SandboxEndedFromInside, SandboxError, Usage
 
 __all__ = [
-    "ExecResult", "Limits", "PyResult", "Sandbox", "SandboxBackend", "SandboxEndedFromInside", "SandboxError", "Usage",
-]  # fmt: skip
+    "ExecResult",
+    "Limits",
+    "PyResult",
+    "Sandbox",
+    "SandboxBackend",
+    "SandboxEndedFromInside",
+    "SandboxError",
+    "Usage",
+]

@@ -57,8 +57,7 @@ def host_memory_bytes() -> int:
         return 0
 
 
-def default_max_sandboxes(cores: int | None = None, memory_bytes: int | None = None,
-                          memory_mb: int = DEFAULTS.memory_mb) -> int:  # fmt: skip
+def default_max_sandboxes(cores: int | None = None, memory_bytes: int | None = None, memory_mb: int = DEFAULTS.memory_mb) -> int:
     """Four per core, bounded so that every sandbox at its memory limit fits in 3/4 of the memory; at least 2."""
     cores = host_cores() if cores is None else cores
     memory_bytes = host_memory_bytes() if memory_bytes is None else memory_bytes

@@ -72,17 +72,21 @@ class SandboxBackend(ABC):
         return None
 
     # -- pools and the lifecycle ------------------------------------------------------------
-    def warm_pool(self, image: str, size: int, prepare: Callable[[str], Awaitable[Any]] | None = None,
-                  role: str = "rollout") -> WarmPool:  # fmt: skip
+    def warm_pool(
+        self, image: str, size: int, prepare: Callable[[str], Awaitable[Any]] | None = None, role: str = "rollout"
+    ) -> WarmPool:
         """A pool of `size` ready sandboxes of `image`; `prepare(sid)` runs on each new one.
 
         Refills take spare budget slots only (role "pool"); a caller that finds the pool
         empty starts its own sandbox as `role`, waiting for any slot.
         """
         return WarmPool(
-            factory=lambda: self.create(image, role="pool"), destroy=self.delete, size=size, prepare=prepare,
+            factory=lambda: self.create(image, role="pool"),
+            destroy=self.delete,
+            size=size,
+            prepare=prepare,
             demand_factory=lambda: self.create(image, role=role),
-        )  # fmt: skip
+        )
 
     def keep_warm(self, image: str, size: int) -> None:
         """Let `acquire(image)` take from a pool of `size` ready sandboxes (0 turns it off)."""
@@ -119,9 +123,17 @@ class SandboxBackend(ABC):
             await self.delete(sid)
 
     # -- requests to the agent, written once for every backend -----------------------------
-    async def exec(self, sandbox_id: str, cmd: str | list[str], *, stdin: bytes = b"", timeout: float = 30,
-                   cwd: str | None = None, env: dict[str, str] | None = None,
-                   max_output: int | None = None) -> ExecResult:  # fmt: skip
+    async def exec(
+        self,
+        sandbox_id: str,
+        cmd: str | list[str],
+        *,
+        stdin: bytes = b"",
+        timeout: float = 30,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        max_output: int | None = None,
+    ) -> ExecResult:
         """Run `cmd` (a str for bash -c, or an argv) in its own process group, killed at `timeout`."""
         req: dict[str, Any] = {"op": "exec", "timeout": timeout, "cwd": cwd, "env": env or {}}
         req["argv" if isinstance(cmd, list) else "command"] = cmd
@@ -136,8 +148,7 @@ class SandboxBackend(ABC):
         reply = await self.call(sandbox_id, {"op": "spawn", "argv": argv, "cwd": cwd}, timeout=SPAWN_TIMEOUT)
         return int(reply["handle"])
 
-    async def feed(self, sandbox_id: str, handle: int, stdin: bytes, timeout: float,
-                   max_output: int | None = None) -> ExecResult:  # fmt: skip
+    async def feed(self, sandbox_id: str, handle: int, stdin: bytes, timeout: float, max_output: int | None = None) -> ExecResult:
         """Give a spawned program its stdin and wait for it to end (killed at `timeout`)."""
         req = {"op": "feed", "handle": handle, "stdin_b64": base64.b64encode(stdin).decode(), "timeout": timeout}
         if max_output:
@@ -166,11 +177,17 @@ class Sandbox:
         self.backend = backend
         self.id = sandbox_id
 
-    async def exec(self, cmd: str | list[str], *, stdin: bytes = b"", timeout: float = 30,
-                   cwd: str | None = None, env: dict[str, str] | None = None,
-                   max_output: int | None = None) -> ExecResult:  # fmt: skip
-        return await self.backend.exec(self.id, cmd, stdin=stdin, timeout=timeout, cwd=cwd, env=env,
-                                       max_output=max_output)  # fmt: skip
+    async def exec(
+        self,
+        cmd: str | list[str],
+        *,
+        stdin: bytes = b"",
+        timeout: float = 30,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        max_output: int | None = None,
+    ) -> ExecResult:
+        return await self.backend.exec(self.id, cmd, stdin=stdin, timeout=timeout, cwd=cwd, env=env, max_output=max_output)
 
     async def write_files(self, files: dict[str, bytes | str], timeout: float = FILE_IO_TIMEOUT) -> None:
         await self.backend.write_files(self.id, files, timeout)
@@ -184,8 +201,9 @@ class Sandbox:
     async def feed(self, handle: int, stdin: bytes, timeout: float, max_output: int | None = None) -> ExecResult:
         return await self.backend.feed(self.id, handle, stdin, timeout, max_output)
 
-    async def start_python(self, preamble: str = "", env: dict[str, str] | None = None,
-                           timeout: float = SESSION_START_TIMEOUT) -> str:  # fmt: skip
+    async def start_python(
+        self, preamble: str = "", env: dict[str, str] | None = None, timeout: float = SESSION_START_TIMEOUT
+    ) -> str:
         """(Re)start the persistent session and run `preamble` in it; returns what the preamble printed."""
         reply = await self.backend.call(self.id, {"op": "py_start", "preamble": preamble, "env": env or {}}, timeout)
         return reply.get("output", "")

@@ -35,10 +35,15 @@ def default_pool_size() -> int:
 
 
 class WarmPool:
-    def __init__(self, factory: Callable[[], Awaitable[str]], destroy: Callable[[str], Awaitable[None]],
-                 size: int, max_starting: int = 2,
-                 prepare: Callable[[str], Awaitable[Any]] | None = None,
-                 demand_factory: Callable[[], Awaitable[str]] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        factory: Callable[[], Awaitable[str]],
+        destroy: Callable[[str], Awaitable[None]],
+        size: int,
+        max_starting: int = 2,
+        prepare: Callable[[str], Awaitable[Any]] | None = None,
+        demand_factory: Callable[[], Awaitable[str]] | None = None,
+    ) -> None:
         """`prepare(sid)` runs on each new sandbox (e.g. starts a grader program); its result rides along."""
         self.factory = factory
         self.demand_factory = demand_factory or factory

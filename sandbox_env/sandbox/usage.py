@@ -53,8 +53,14 @@ class UsagePoint:
     pids_max: int | None = None  # its pids limit
 
 
-def between(a: UsagePoint | None, b: UsagePoint | None, cpus: float, *, cumulative_limits: bool = False,
-            middle: list[UsagePoint] | tuple = ()) -> Usage | None:  # fmt: skip
+def between(
+    a: UsagePoint | None,
+    b: UsagePoint | None,
+    cpus: float,
+    *,
+    cumulative_limits: bool = False,
+    middle: list[UsagePoint] | tuple = (),
+) -> Usage | None:
     """What the sandbox used from point `a` to point `b` (limit events since its start when cumulative_limits).
 
     `middle`: points taken in between, for the most tasks held at once.
@@ -72,12 +78,16 @@ def between(a: UsagePoint | None, b: UsagePoint | None, cpus: float, *, cumulati
     stall = delta(a.stall, b.stall)
     pids = [p.pids for p in (a, *middle, b) if p.pids is not None]
     return Usage(
-        wall=wall, cpus=cpus, cpu=delta(a.cpu, b.cpu),
+        wall=wall,
+        cpus=cpus,
+        cpu=delta(a.cpu, b.cpu),
         cpu_pressure=None if stall is None else min(1.0, stall / wall),
-        fork_failures=events("fork_failures"), memory_failures=events("oom_kills"),
+        fork_failures=events("fork_failures"),
+        memory_failures=events("oom_kills"),
         memory_limit_hits=events("memory_hits"),
-        peak_pids=max(pids) if pids else None, pids_limit=b.pids_max,
-    )  # fmt: skip
+        peak_pids=max(pids) if pids else None,
+        pids_limit=b.pids_max,
+    )
 
 
 @dataclass

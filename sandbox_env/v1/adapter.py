@@ -61,8 +61,14 @@ class SandboxSettings:
     output_cap: int = DEFAULTS.output_cap
 
     def limits(self) -> Limits:
-        return Limits(cpus=self.cpus, memory_mb=self.memory_mb, pids=self.pids_limit,
-                      workspace_mb=self.workspace_mb, tmp_mb=self.tmp_mb, network=self.network)  # fmt: skip
+        return Limits(
+            cpus=self.cpus,
+            memory_mb=self.memory_mb,
+            pids=self.pids_limit,
+            workspace_mb=self.workspace_mb,
+            tmp_mb=self.tmp_mb,
+            network=self.network,
+        )
 
 
 class Backend:
@@ -123,10 +129,8 @@ class Lease:
         t0 = time.perf_counter()
         try:
             if tool == "bash":
-                return await run_bash(self._sandbox(), args["command"], settings.timeout_per_command_seconds,
-                                      settings.output_cap)  # fmt: skip
-            return await run_code(self._sandbox(), args["code"], settings.timeout_per_command_seconds,
-                                  settings.output_cap)  # fmt: skip
+                return await run_bash(self._sandbox(), args["command"], settings.timeout_per_command_seconds, settings.output_cap)
+            return await run_code(self._sandbox(), args["code"], settings.timeout_per_command_seconds, settings.output_cap)
         except Exception as exc:
             self.fault = self.fault or f"{tool} failed in the sandbox: {exc}"
             raise LeaseError(self.fault) from exc

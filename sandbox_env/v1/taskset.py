@@ -70,8 +70,10 @@ def task_row(task_id: str, prompt: str | None = None) -> TaskRow:
     except KeyError:
         raise ValueError(f"unknown task id {task_id!r}: the installed websandbox has no such task") from None
     if prompt is not None and prompt.strip() != row["question"].strip():
-        raise ValueError(f"task {task_id!r}: the prompt differs from the installed websandbox's; install the same version "
-                         "on the orchestrator and the env server")  # fmt: skip
+        raise ValueError(
+            f"task {task_id!r}: the prompt differs from the installed websandbox's; install the same version "
+            "on the orchestrator and the env server"
+        )
     return TaskRow.from_info(row["info"])
 
 
@@ -108,11 +110,19 @@ class WebSandboxTaskConfig(vf.TaskConfig):
 
     def settings(self) -> SandboxSettings:
         return SandboxSettings(
-            image=self.image, build_image=self.build_image, cpus=self.cpus, memory_mb=self.memory_mb,
-            pids_limit=self.pids_limit, workspace_mb=self.workspace_mb, tmp_mb=self.tmp_mb, network=self.network,
-            pool_size=self.pool_size, grading_timeout_seconds=self.timeout_seconds,
-            timeout_per_command_seconds=self.timeout_per_command_seconds, output_cap=self.output_cap,
-        )  # fmt: skip
+            image=self.image,
+            build_image=self.build_image,
+            cpus=self.cpus,
+            memory_mb=self.memory_mb,
+            pids_limit=self.pids_limit,
+            workspace_mb=self.workspace_mb,
+            tmp_mb=self.tmp_mb,
+            network=self.network,
+            pool_size=self.pool_size,
+            grading_timeout_seconds=self.timeout_seconds,
+            timeout_per_command_seconds=self.timeout_per_command_seconds,
+            output_cap=self.output_cap,
+        )
 
 
 async def grade_score(trace: vf.Trace) -> float:
@@ -196,9 +206,15 @@ class WebSandboxTaskset(vf.Taskset[WebSandboxTask, WebSandboxTasksetConfig]):
         for row in rows:
             info = row["info"]
             data = WebSandboxData(
-                id=info["task_id"], name=info["task_id"], prompt=row["question"], system_prompt=SYSTEM_PROMPT,
-                task_id=info["task_id"], family=info["family"], difficulty=info["difficulty"], category=info["category"],
-            )  # fmt: skip
+                id=info["task_id"],
+                name=info["task_id"],
+                prompt=row["question"],
+                system_prompt=SYSTEM_PROMPT,
+                task_id=info["task_id"],
+                family=info["family"],
+                difficulty=info["difficulty"],
+                category=info["category"],
+            )
             yield WebSandboxTask(data, c.task)
 
 

@@ -49,8 +49,11 @@ class WebSandboxToolset(vf.Toolset[WebSandboxToolsetConfig, WebSandboxState]):
             return "error: this rollout has no sandbox (its setup did not complete)"
         async with httpx.AsyncClient(timeout=BRIDGE_TIMEOUT_SECONDS) as client:
             try:
-                resp = await client.post(f"{state.bridge_url}/call", json={"tool": tool, "args": args},
-                                         headers={"Authorization": f"Bearer {state.bridge_token}"})  # fmt: skip
+                resp = await client.post(
+                    f"{state.bridge_url}/call",
+                    json={"tool": tool, "args": args},
+                    headers={"Authorization": f"Bearer {state.bridge_token}"},
+                )
             except httpx.HTTPError as exc:
                 return f"error: the sandbox could not be reached: {exc}"
         body = resp.json()

@@ -37,8 +37,9 @@ class DjangoVerifier:
         grader = Grader(ctx.backend, ctx.image)
         controls = []
 
-        async def twice(name: str, files: dict[str, str], want_score: float, want_naive: float | None = None,
-                        first: Grade | None = None) -> None:  # fmt: skip
+        async def twice(
+            name: str, files: dict[str, str], want_score: float, want_naive: float | None = None, first: Grade | None = None
+        ) -> None:
             grades, timing = [] if first is None else [first], {"seconds": [], "runner_seconds": [], "runner_cpu": []}
             while len(grades) < 2:
                 t0 = time.perf_counter()
@@ -49,13 +50,22 @@ class DjangoVerifier:
                     timing["runner_cpu"].append(report.get("cpu_seconds", 0.0))
                 grades.append(grade)
             ok = all(
-                g.score == want_score and not g.tampered and g.scoring_error is None
+                g.score == want_score
+                and not g.tampered
+                and g.scoring_error is None
                 and (want_naive is None or g.metrics.get("correct_but_naive") == want_naive)
                 for g in grades
-            )  # fmt: skip
+            )
             metrics = {k: grades[0].metrics.get(k, 0.0) for k in ("correct_but_naive", "suite_usable", "tests_passed")}
-            controls.append(Control(name, grades[0].score, ok, " | ".join(g.reason for g in grades),
-                                    {**metrics, **timing, "tampered": any(g.tampered for g in grades)}))  # fmt: skip
+            controls.append(
+                Control(
+                    name,
+                    grades[0].score,
+                    ok,
+                    " | ".join(g.reason for g in grades),
+                    {**metrics, **timing, "tampered": any(g.tampered for g in grades)},
+                )
+            )
 
         ref = self.solution_files(folder)
         run = await scripted_rollout(ctx.backend, ctx.image, task, self.reference_calls(folder))
@@ -92,16 +102,23 @@ class DjangoVerifier:
             med = f"{statistics.median(secs):.2f}" if secs else "-"
             lines.append(f"{row.task_id:<8} {row.difficulty:<10} " + " ".join(cells) + f"  {med:>16}")
         naive_rows = [c for cs in controls.values() for c in cs if c.name == "naive"]
-        lines.append(f"naive controls: {sum(c.ok for c in naive_rows)}/{len(naive_rows)} give implemented 0.0 "
-                     "and correct_but_naive 1.0")  # fmt: skip
+        lines.append(
+            f"naive controls: {sum(c.ok for c in naive_rows)}/{len(naive_rows)} give implemented 0.0 and correct_but_naive 1.0"
+        )
         tampered = sum(bool((c.metrics or {}).get("tampered")) for cs in controls.values() for c in cs)
         lines.append(f"controls that tripped tampered: {tampered}")
         if times:
             runner = [s for cs in controls.values() for c in cs for s in (c.metrics or {}).get("runner_seconds", [])]
             cpu = [s for cs in controls.values() for c in cs for s in (c.metrics or {}).get("runner_cpu", [])]
-            lines.append(f"grading run: median {statistics.median(times):.2f} s wall on the host over {len(times)} runs"
-                         + (f"; inside the container the runner took a median {statistics.median(runner):.2f} s "
-                            f"({statistics.median(cpu):.2f} s CPU)" if runner else ""))  # fmt: skip
+            lines.append(
+                f"grading run: median {statistics.median(times):.2f} s wall on the host over {len(times)} runs"
+                + (
+                    f"; inside the container the runner took a median {statistics.median(runner):.2f} s "
+                    f"({statistics.median(cpu):.2f} s CPU)"
+                    if runner
+                    else ""
+                )
+            )
         return lines, ok and tampered == 0
 
 

@@ -52,8 +52,11 @@ async def verify(rows: list[TaskRow], concurrency: int) -> bool:
             done += 1
             ok = all(c.ok for c in controls)
             cells = "  ".join(f"{c.name}={c.score:.2f}{'' if c.ok else '!'}" for c in controls)
-            print(f"[{done:3d}/{len(rows)}] {row.task_id:<28} {'PASS' if ok else 'FAIL'}  {cells}  "
-                  f"({time.perf_counter() - t0:.1f}s)", flush=True)  # fmt: skip
+            print(
+                f"[{done:3d}/{len(rows)}] {row.task_id:<28} {'PASS' if ok else 'FAIL'}  {cells}  "
+                f"({time.perf_counter() - t0:.1f}s)",
+                flush=True,
+            )
             for c in controls:
                 if not c.ok:
                     print(f"        {c.name}: {c.detail}", flush=True)
@@ -81,8 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verify", action="store_true", help="run every task through the real grading path")
     ap.add_argument("--family", action="append", choices=FAMILY_NAMES, help="only this family (repeatable)")
     ap.add_argument("--task", action="append", help="only this task id (repeatable; verify only)")
-    ap.add_argument("--concurrency", type=int, default=DEFAULTS.verify_concurrency,
-                    help=f"tasks verified at once (default {DEFAULTS.verify_concurrency})")  # fmt: skip
+    ap.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULTS.verify_concurrency,
+        help=f"tasks verified at once (default {DEFAULTS.verify_concurrency})",
+    )
     ap.add_argument("--mutants", action="store_true", help="grade every reference's mutants; ends with the sensitivity line")
     args = ap.parse_args(argv)
     rows = compile_all()
@@ -90,8 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"compiled {len(rows)} tasks into {DATA_FILE}")
     if not args.verify and not args.mutants:
         return 0
-    chosen = [r for r in rows if (not args.family or r.family in args.family)
-              and (not args.task or r.task_id in args.task)]  # fmt: skip
+    chosen = [r for r in rows if (not args.family or r.family in args.family) and (not args.task or r.task_id in args.task)]
     if not chosen:
         print("no task matches the filters", file=sys.stderr)
         return 2

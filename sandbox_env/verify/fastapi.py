@@ -94,8 +94,11 @@ class FastAPIVerifier:
             if whole and len(tier_rows) < TIER_MINIMUMS[tier]:
                 lines.append(f"  ! fewer than {TIER_MINIMUMS[tier]} {tier} tasks")
                 ok = False
-        n_openapi = sum(any(s["request"]["path"] == r.grading.get("openapi_url", "/openapi.json") for s in c["steps"])
-                        for r in rows for c in r.grading["checks"])  # fmt: skip
+        n_openapi = sum(
+            any(s["request"]["path"] == r.grading.get("openapi_url", "/openapi.json") for s in c["steps"])
+            for r in rows
+            for c in r.grading["checks"]
+        )
         lines.append(f"total  {len(rows):3d} tasks  {n_checks:3d} checks ({n_openapi} read the OpenAPI document)")
         if whole and (len(rows) < FAMILY_MINIMUMS["tasks"] or n_checks < FAMILY_MINIMUMS["checks"]):
             lines.append(f"  ! the family needs at least {FAMILY_MINIMUMS['tasks']} tasks and {FAMILY_MINIMUMS['checks']} checks")
@@ -109,13 +112,18 @@ class FastAPIVerifier:
         tampered = [f"{r.task_id}:{c.name}" for r in rows for c in controls[r.task_id] if (c.metrics or {}).get("tampered")]
         lines.append(f"tampered flags on references/controls: {len(tampered)}{' ' + ', '.join(tampered) if tampered else ''}")
         ok = ok and not tampered
-        times = [c.metrics["seconds"] for r in rows for c in controls[r.task_id]
-                 if c.name == "ref_direct" and c.metrics and "seconds" in c.metrics]  # fmt: skip
+        times = [
+            c.metrics["seconds"]
+            for r in rows
+            for c in controls[r.task_id]
+            if c.name == "ref_direct" and c.metrics and "seconds" in c.metrics
+        ]
         if times:
-            lines.append(f"reference grading time per task (under this run's own concurrency): "
-                         f"median {statistics.median(times):.2f} s, max {max(times):.2f} s")
+            lines.append(
+                f"reference grading time per task (under this run's own concurrency): "
+                f"median {statistics.median(times):.2f} s, max {max(times):.2f} s"
+            )
         return lines, ok
-
 
 
 VERIFIER = FastAPIVerifier()

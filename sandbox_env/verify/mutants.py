@@ -114,11 +114,38 @@ def related_names_of(models_source: str) -> frozenset[str]:
 
 # -- ORM operators --------------------------------------------------------------------------
 
-LOOKUP_FLIPS = {"gt": "gte", "gte": "gt", "lt": "lte", "lte": "lt", "exact": "iexact", "iexact": "exact",
-                "contains": "icontains", "icontains": "contains", "startswith": "istartswith",
-                "istartswith": "startswith", "endswith": "iendswith", "iendswith": "endswith"}  # fmt: skip
-KNOWN_LOOKUPS = set(LOOKUP_FLIPS) | {"in", "range", "isnull", "year", "month", "day", "week_day", "date",
-                                    "regex", "iregex", "quarter", "hour", "minute", "second", "week", "iso_year"}  # fmt: skip
+LOOKUP_FLIPS = {
+    "gt": "gte",
+    "gte": "gt",
+    "lt": "lte",
+    "lte": "lt",
+    "exact": "iexact",
+    "iexact": "exact",
+    "contains": "icontains",
+    "icontains": "contains",
+    "startswith": "istartswith",
+    "istartswith": "startswith",
+    "endswith": "iendswith",
+    "iendswith": "endswith",
+}
+KNOWN_LOOKUPS = set(LOOKUP_FLIPS) | {
+    "in",
+    "range",
+    "isnull",
+    "year",
+    "month",
+    "day",
+    "week_day",
+    "date",
+    "regex",
+    "iregex",
+    "quarter",
+    "hour",
+    "minute",
+    "second",
+    "week",
+    "iso_year",
+}
 LOOKUP_CALLS = {"filter", "exclude", "get", "Q", "When", "get_or_create", "update_or_create"}
 NOT_LOOKUPS = {"then", "default", "defaults", "output_field"}
 
@@ -289,8 +316,9 @@ def op_filter_split(node: ast.AST, ctx: Context) -> Iterator[Edit]:
         first = idx[0]
         inner = copy.deepcopy(node)
         inner.keywords = [copy.deepcopy(kw) for j, kw in enumerate(node.keywords) if j != first]
-        outer = ast.Call(ast.Attribute(copy.deepcopy(node.func.value), "filter", ast.Load()),
-                         [], [copy.deepcopy(node.keywords[first])])  # fmt: skip
+        outer = ast.Call(
+            ast.Attribute(copy.deepcopy(node.func.value), "filter", ast.Load()), [], [copy.deepcopy(node.keywords[first])]
+        )
         inner.func = ast.Attribute(outer, "filter", ast.Load())
         yield f"split filter on {relation} ({node.keywords[first].arg} first)", inner
 
@@ -320,8 +348,21 @@ def op_slice(node: ast.AST, ctx: Context) -> Iterator[Edit]:
 # -- FastAPI operators ----------------------------------------------------------------------
 
 PARAM_CALLS = {"Query", "Path", "Body", "Field", "Header", "Cookie", "Form", "File"}
-CONSTRAINTS = {"ge", "le", "gt", "lt", "min_length", "max_length", "pattern", "regex", "multiple_of",
-               "max_digits", "decimal_places", "embed", "convert_underscores"}  # fmt: skip
+CONSTRAINTS = {
+    "ge",
+    "le",
+    "gt",
+    "lt",
+    "min_length",
+    "max_length",
+    "pattern",
+    "regex",
+    "multiple_of",
+    "max_digits",
+    "decimal_places",
+    "embed",
+    "convert_underscores",
+}
 ROUTE_METHODS = {"get", "post", "put", "patch", "delete", "head", "options", "api_route", "route", "websocket"}
 
 
@@ -440,9 +481,12 @@ def op_default(node: ast.AST, ctx: Context) -> Iterator[Edit]:
             yield f"default {node.args[0].value!r}->{changed.value!r}", new
 
 
-EXCLUDE_FLIPS = {"response_model_exclude_unset": "response_model_exclude_none",
-                 "response_model_exclude_none": "response_model_exclude_unset",
-                 "exclude_unset": "exclude_none", "exclude_none": "exclude_unset"}  # fmt: skip
+EXCLUDE_FLIPS = {
+    "response_model_exclude_unset": "response_model_exclude_none",
+    "response_model_exclude_none": "response_model_exclude_unset",
+    "exclude_unset": "exclude_none",
+    "exclude_none": "exclude_unset",
+}
 
 
 def op_exclude(node: ast.AST, ctx: Context) -> Iterator[Edit]:
@@ -559,8 +603,23 @@ def op_dependency(node: ast.AST, ctx: Context) -> Iterator[Edit]:
 
 # -- Django operators -----------------------------------------------------------------------
 
-FIELD_OPTIONS = {"max_length", "min_length", "unique", "null", "blank", "default", "validators", "max_value",
-                 "min_value", "required", "choices", "db_index", "max_digits", "decimal_places", "unique_for_date"}  # fmt: skip
+FIELD_OPTIONS = {
+    "max_length",
+    "min_length",
+    "unique",
+    "null",
+    "blank",
+    "default",
+    "validators",
+    "max_value",
+    "min_value",
+    "required",
+    "choices",
+    "db_index",
+    "max_digits",
+    "decimal_places",
+    "unique_for_date",
+}
 COMPARE_FLIPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
 
 
@@ -583,8 +642,10 @@ def op_meta_constraint(node: ast.AST, ctx: Context) -> Iterator[Edit]:
         for j, elt in enumerate(node.value.elts):
             new = copy.deepcopy(node)
             del new.value.elts[j]
-            label = next((kw.value.value for kw in getattr(elt, "keywords", []) if kw.arg == "name" and _const(kw.value, str)),
-                         _call_name(elt))  # fmt: skip
+            label = next(
+                (kw.value.value for kw in getattr(elt, "keywords", []) if kw.arg == "name" and _const(kw.value, str)),
+                _call_name(elt),
+            )
             yield f"drop constraint {label}", new
     elif target in ("unique_together", "ordering"):
         yield f"drop Meta.{target}", REMOVE
@@ -648,18 +709,36 @@ def op_signal(node: ast.AST, ctx: Context) -> Iterator[Edit]:
 
 
 ORM_OPERATORS: dict[str, Operator] = {
-    "lookup": op_lookup, "order": op_order, "distinct": op_distinct, "rank": op_rank,
-    "count_distinct": op_count_distinct, "coalesce": op_coalesce, "q_and_or": op_q_and_or,
-    "filter_split": op_filter_split, "slice": op_slice, "aggregate": op_aggregate,
-}  # fmt: skip
+    "lookup": op_lookup,
+    "order": op_order,
+    "distinct": op_distinct,
+    "rank": op_rank,
+    "count_distinct": op_count_distinct,
+    "coalesce": op_coalesce,
+    "q_and_or": op_q_and_or,
+    "filter_split": op_filter_split,
+    "slice": op_slice,
+    "aggregate": op_aggregate,
+}
 FASTAPI_OPERATORS: dict[str, Operator] = {
-    "status": op_status, "constraint": op_constraint, "response_model": op_response_model, "default": op_default,
-    "exclude": op_exclude, "name": op_header_cookie_name, "dependency": op_dependency,
-}  # fmt: skip
+    "status": op_status,
+    "constraint": op_constraint,
+    "response_model": op_response_model,
+    "default": op_default,
+    "exclude": op_exclude,
+    "name": op_header_cookie_name,
+    "dependency": op_dependency,
+}
 DJANGO_OPERATORS: dict[str, Operator] = {
-    "field_option": op_field_option, "meta_constraint": op_meta_constraint, "lookup": op_lookup,
-    "compare": op_compare, "related": op_related, "atomic": op_atomic, "raise": op_raise, "signal": op_signal,
-}  # fmt: skip
+    "field_option": op_field_option,
+    "meta_constraint": op_meta_constraint,
+    "lookup": op_lookup,
+    "compare": op_compare,
+    "related": op_related,
+    "atomic": op_atomic,
+    "raise": op_raise,
+    "signal": op_signal,
+}
 
 
 # -- generation -----------------------------------------------------------------------------
@@ -707,8 +786,7 @@ def _apply(tree: ast.AST, index: int, replacement: object) -> str | None:
     return text
 
 
-def generate(source: str, operators: dict[str, Operator], ctx: Context | None = None,
-             prefix: str = "") -> list[Mutant]:  # fmt: skip
+def generate(source: str, operators: dict[str, Operator], ctx: Context | None = None, prefix: str = "") -> list[Mutant]:
     """Every mutant the operators make of source, in deterministic order, each named once."""
     ctx = ctx or Context()
     tree = ast.parse(source)

@@ -50,8 +50,13 @@ async def rebuilt_run(backend: SandboxBackend, image: str, calls: list[dict[str,
         tagged = await sb.probe("result")
         await sb.run_python(f"__orm_universe_rows = {universe}.objects.count()")
         count = await sb.probe("__orm_universe_rows")
-    return {"result": tagged, "cells": cells, "universe_rows": count,
-            "digest": built.stdout.strip(), "image_digest": image_digest.stdout.strip()}  # fmt: skip
+    return {
+        "result": tagged,
+        "cells": cells,
+        "universe_rows": count,
+        "digest": built.stdout.strip(),
+        "image_digest": image_digest.stdout.strip(),
+    }
 
 
 class OrmVerifier:
@@ -60,8 +65,7 @@ class OrmVerifier:
 
     def wrong_calls(self, folder: Path) -> dict[str, list[dict[str, Any]]]:
         """The task's wrong_*.py variants as tool calls, by variant name."""
-        return {p.stem: [{"tool": "execute_code", "args": {"code": p.read_text()}}]
-                for p in sorted(folder.glob("wrong_*.py"))}  # fmt: skip
+        return {p.stem: [{"tool": "execute_code", "args": {"code": p.read_text()}}] for p in sorted(folder.glob("wrong_*.py"))}
 
     async def verify_task(self, folder: Path, task: TaskRow, ctx: VerifyContext) -> list[Control]:
         calls = self.reference_calls(folder)
@@ -74,8 +78,12 @@ class OrmVerifier:
 
         same_db = all(r["digest"] == r["image_digest"] != "" for r in runs)
         add("fixture", same_db, f"rebuilt {runs[0]['digest'][:12]} vs image {runs[0]['image_digest'][:12]}")
-        bad_cells = [c.output.strip()[-400:] or "timed out / restarted" for r in runs for c in r["cells"]
-                     if c.timed_out or c.restarted or "Traceback (most recent call last)" in c.output]  # fmt: skip
+        bad_cells = [
+            c.output.strip()[-400:] or "timed out / restarted"
+            for r in runs
+            for c in r["cells"]
+            if c.timed_out or c.restarted or "Traceback (most recent call last)" in c.output
+        ]
         add("clean_run", not bad_cells, bad_cells[0] if bad_cells else "the reference ran without an error, twice")
         tagged = runs[0]["result"]
         same = _exact(tagged) == _exact(runs[1]["result"])  # by JSON text, so True and 1 differ
@@ -85,12 +93,21 @@ class OrmVerifier:
         n_universe = runs[0]["universe_rows"]
         nontrivial = rows is not None and isinstance(n_universe, int) and len(rows) < n_universe
         add("nontrivial", nontrivial, f"{len(rows or [])} rows of {n_universe} in {universe}")
-        round_trip = json.loads(json.dumps(tagged)) == tagged and rows is not None and (
-            [list(r) for r in rows] == json.loads(json.dumps([list(r) for r in rows])))
+        round_trip = (
+            json.loads(json.dumps(tagged)) == tagged
+            and rows is not None
+            and ([list(r) for r in rows] == json.loads(json.dumps([list(r) for r in rows])))
+        )
         frozen = rows is not None and _exact([list(r) for r in rows]) == _exact(task.grading["expected"])
-        add("round_trip", round_trip and frozen,
-            "exact through JSON and equal to expected.json" if round_trip and frozen
-            else "not exact through JSON" if not round_trip else "differs from the frozen expected.json")  # fmt: skip
+        add(
+            "round_trip",
+            round_trip and frozen,
+            "exact through JSON and equal to expected.json"
+            if round_trip and frozen
+            else "not exact through JSON"
+            if not round_trip
+            else "differs from the frozen expected.json",
+        )
 
         wrongs = self.wrong_calls(folder)
         b, img = ctx.backend, ctx.image

@@ -26,9 +26,14 @@ class ScriptedRun:
     final: dict[str, Any] = field(default_factory=dict)
 
 
-async def scripted_rollout(backend: SandboxBackend, image: str, task: TaskRow, calls: list[dict[str, Any]],
-                           timeout: float = DEFAULTS.timeout_per_command_seconds,
-                           grader: Grader | None = None) -> ScriptedRun:  # fmt: skip
+async def scripted_rollout(
+    backend: SandboxBackend,
+    image: str,
+    task: TaskRow,
+    calls: list[dict[str, Any]],
+    timeout: float = DEFAULTS.timeout_per_command_seconds,
+    grader: Grader | None = None,
+) -> ScriptedRun:
     """Start a sandbox, play the tool calls, take the final state out, grade it."""
     family = get_family(task.family)
     outputs: list[str] = []

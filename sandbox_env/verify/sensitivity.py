@@ -155,8 +155,7 @@ def settle(result: TaskSensitivity, folder: Path) -> None:
 
 _BASE = "__websandbox_base"
 BASE_CELL = f"{_BASE} = dict(globals())"
-RESET_CELL = (f"[globals().pop(__k) for __k in [k for k in globals() if k not in {_BASE}]]\n"
-              f"globals().update({_BASE})")  # fmt: skip
+RESET_CELL = f"[globals().pop(__k) for __k in [k for k in globals() if k not in {_BASE}]]\nglobals().update({_BASE})"
 
 
 class OrmSession:
@@ -241,9 +240,11 @@ async def spot_check(client: Any, image: str, results: list[TaskSensitivity], ki
             run = await scripted_rollout(client, image, task, calls, timeout=MUTANT_TIMEOUT)
         real_killed = run.grade.score < 1.0
         if run.grade.scoring_error or real_killed != outcome.killed:
-            return (f"{res.task_id} {outcome.mutant.name}: the cheap path says "
-                    f"{'killed' if outcome.killed else 'survives'}, the full path scores {run.grade.score} "
-                    f"({run.grade.scoring_error or run.grade.reason})")  # fmt: skip
+            return (
+                f"{res.task_id} {outcome.mutant.name}: the cheap path says "
+                f"{'killed' if outcome.killed else 'survives'}, the full path scores {run.grade.score} "
+                f"({run.grade.scoring_error or run.grade.reason})"
+            )
         return ""
 
     found = await asyncio.gather(*(one(r, o) for r, o in chosen))
@@ -253,8 +254,9 @@ async def spot_check(client: Any, image: str, results: list[TaskSensitivity], ki
 # -- fastapi and django: each mutant through the real grader --------------------------------
 
 
-async def _grade_each(family_name: str, folder: Path, task: Any, grader: Any, files_of: Any,
-                      sem: asyncio.Semaphore) -> TaskSensitivity:  # fmt: skip
+async def _grade_each(
+    family_name: str, folder: Path, task: Any, grader: Any, files_of: Any, sem: asyncio.Semaphore
+) -> TaskSensitivity:
     from sandbox_env.families import grade_final
 
     t0 = time.perf_counter()
@@ -338,8 +340,10 @@ def report_lines(by_family: dict[str, list[TaskSensitivity]]) -> tuple[list[str]
     for name in FAMILY_ORDER:
         for r in by_family.get(name, []):
             flag = "ok" if r.ok else "FAIL"
-            lines.append(f"  {r.task_id:<34} generated {r.generated:3d}  killed {r.killed:3d}  "
-                         f"equivalent {r.equivalent:2d}  {flag}  ({r.seconds:.1f}s)")  # fmt: skip
+            lines.append(
+                f"  {r.task_id:<34} generated {r.generated:3d}  killed {r.killed:3d}  "
+                f"equivalent {r.equivalent:2d}  {flag}  ({r.seconds:.1f}s)"
+            )
             for o in r.survivors:
                 lines.append(f"      survivor: {o.mutant.name}  [{o.detail}]")
             for p in r.problems:
@@ -348,16 +352,18 @@ def report_lines(by_family: dict[str, list[TaskSensitivity]]) -> tuple[list[str]
     return lines, ok
 
 
-async def run_sensitivity(client: Any, image: str, families: list[str], task_ids: list[str] | None,
-                          concurrency: int = 2) -> tuple[dict[str, list[TaskSensitivity]], list[str]]:  # fmt: skip
+async def run_sensitivity(
+    client: Any, image: str, families: list[str], task_ids: list[str] | None, concurrency: int = 2
+) -> tuple[dict[str, list[TaskSensitivity]], list[str]]:
     """Every chosen family's mutants; returns results by family and the spot-check disagreements."""
     by_family: dict[str, list[TaskSensitivity]] = {}
     disagreements: list[str] = []
     for name in FAMILY_ORDER:
         if name not in families:
             continue
-        folders = sorted(p for p in (TASKS_DIR / name).iterdir()
-                         if (p / "task.toml").is_file() and (not task_ids or p.name in task_ids))  # fmt: skip
+        folders = sorted(
+            p for p in (TASKS_DIR / name).iterdir() if (p / "task.toml").is_file() and (not task_ids or p.name in task_ids)
+        )
         if not folders:
             continue
         if name == "orm":

@@ -27,8 +27,18 @@ from sandbox_env.viewer.record import Run
 
 RESULTS = "results.jsonl"
 METADATA = "metadata.json"
-META_KEYS = ("env_id", "env_args", "model", "num_examples", "rollouts_per_example", "time", "avg_reward",
-             "date", "version_info", "sampling_args")  # fmt: skip
+META_KEYS = (
+    "env_id",
+    "env_args",
+    "model",
+    "num_examples",
+    "rollouts_per_example",
+    "time",
+    "avg_reward",
+    "date",
+    "version_info",
+    "sampling_args",
+)
 
 
 def _maybe_json(value: Any) -> Any:
@@ -66,8 +76,7 @@ def tool_call(raw: Any) -> dict[str, Any]:
     if not isinstance(call, dict):
         return {"id": "", "name": "?", "arguments": call}
     fn = call.get("function") if isinstance(call.get("function"), dict) else call
-    return {"id": str(call.get("id") or ""), "name": str(fn.get("name") or "?"),
-            "arguments": _maybe_json(fn.get("arguments"))}  # fmt: skip
+    return {"id": str(call.get("id") or ""), "name": str(fn.get("name") or "?"), "arguments": _maybe_json(fn.get("arguments"))}
 
 
 def message(raw: Any) -> dict[str, Any]:
@@ -99,8 +108,12 @@ def _error_text(error: Any) -> str | None:
     if not error:
         return None
     if isinstance(error, dict):
-        return str(error.get("error_chain_repr") or error.get("error_chain_str") or error.get("message")
-                   or json.dumps(error, ensure_ascii=False))  # fmt: skip
+        return str(
+            error.get("error_chain_repr")
+            or error.get("error_chain_str")
+            or error.get("message")
+            or json.dumps(error, ensure_ascii=False)
+        )
     return str(error)
 
 

@@ -42,8 +42,14 @@ def start_chromium(width: int = 1280, height: int = 900) -> Any:
     browser, driver = find_binaries()
     options = webdriver.ChromeOptions()
     options.binary_location = browser
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-extensions", f"--window-size={width},{height}"):  # fmt: skip
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-extensions",
+        f"--window-size={width},{height}",
+    ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(driver), options=options)

@@ -25,5 +25,7 @@ def load_run(path: Path) -> Run:
         if loader.detect(path):
             return loader.read(path)
     known = ", ".join(loader.name for loader in LOADERS)
-    raise RunFormatError(f"{path} holds no run this viewer can read (known formats: {known}); "
-                         "a vf-eval run folder holds results.jsonl and metadata.json")  # fmt: skip
+    raise RunFormatError(
+        f"{path} holds no run this viewer can read (known formats: {known}); "
+        "a vf-eval run folder holds results.jsonl and metadata.json"
+    )

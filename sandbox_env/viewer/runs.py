@@ -32,6 +32,7 @@ def newest_run(roots: Iterable[Path]) -> Path:
     runs = [p for root in roots for p in runs_under(root)]
     if not runs:
         where = " or ".join(str(r) for r in roots)
-        raise FileNotFoundError(f"no saved run under {where}: make one with `websandbox eval` "
-                                "(or vf-eval ... -s -C grade), or give the run's folder")  # fmt: skip
+        raise FileNotFoundError(
+            f"no saved run under {where}: make one with `websandbox eval` (or vf-eval ... -s -C grade), or give the run's folder"
+        )
     return max(runs, key=lambda p: (p / "results.jsonl").stat().st_mtime)

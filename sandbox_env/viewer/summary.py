@@ -18,8 +18,17 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-COLUMNS = ("family", "rollouts", "mean_reward", "mean_finished", "perfect", "scoring_errors", "tampered", "errored",
-           "error_kinds")  # fmt: skip
+COLUMNS = (
+    "family",
+    "rollouts",
+    "mean_reward",
+    "mean_finished",
+    "perfect",
+    "scoring_errors",
+    "tampered",
+    "errored",
+    "error_kinds",
+)
 
 
 def _mean(values: list[float]) -> float | None:

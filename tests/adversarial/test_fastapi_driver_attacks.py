@@ -219,8 +219,12 @@ async def test_killing_the_process_host_fails_later_sessions_only(backend, image
 # a score above zero would mean a plant was loaded.
 PLANT = "import pathlib; pathlib.Path('/tmp/plant-loaded').write_text(__name__)\n"
 # Loaded by Python or pytest on their own, from the folder of the program they run.
-AUTOLOADED = {"sitecustomize.py": PLANT, "usercustomize.py": PLANT, "conftest.py": PLANT,
-              "zz_forge.pth": "import os; " + PLANT.replace("\n", "")}  # fmt: skip
+AUTOLOADED = {
+    "sitecustomize.py": PLANT,
+    "usercustomize.py": PLANT,
+    "conftest.py": PLANT,
+    "zz_forge.pth": "import os; " + PLANT.replace("\n", ""),
+}
 # Modules a grader might import late, planted only where the app itself never imports from.
 LATE_IMPORTS = {f"{name}.py": PLANT for name in ("httpx", "idna", "json", "report_channel", "process_guard", "h11")}
 PLANTED_EVERYWHERE = (

@@ -36,8 +36,11 @@ async def test_a_tool_command_and_its_children_hold_nothing(session):
 
 
 async def test_the_python_session_holds_nothing(session):
-    out = await run_code(session, f"import subprocess\nprint(subprocess.run({STATUS!r}, shell=True, "
-                                  "capture_output=True, text=True).stdout)", timeout=10)  # fmt: skip
+    out = await run_code(
+        session,
+        f"import subprocess\nprint(subprocess.run({STATUS!r}, shell=True, capture_output=True, text=True).stdout)",
+        timeout=10,
+    )
     _assert_unprivileged(_fields(out))
 
 

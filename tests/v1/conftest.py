@@ -16,7 +16,10 @@ if installed_stack() != "v1":
 # A handful of tasks per family: enough to cross every family's setup, tools, collect and
 # grading on the v1 path within minutes; `make eval-v1` sweeps every task.
 SWEEP_TASKS = [
-    "orm_adv_01", "orm_adv_03",
-    "dj01", "dj04",
-    "fastapi_body_embed", "fastapi_custom_openapi",
-]  # fmt: skip
+    "orm_adv_01",
+    "orm_adv_03",
+    "dj01",
+    "dj04",
+    "fastapi_body_embed",
+    "fastapi_custom_openapi",
+]

@@ -45,9 +45,15 @@ def env_server(env_config):
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"  # uv, for the harness
     ctx = multiprocessing.get_context("spawn")
     addresses = ctx.Queue()
-    proc = ctx.Process(target=serve_env, kwargs={"max_workers": 1, "address": "tcp://127.0.0.1:0",
-                                                  "address_queue": addresses,
-                                                  "config_data": env_config_data(env_config)})  # fmt: skip
+    proc = ctx.Process(
+        target=serve_env,
+        kwargs={
+            "max_workers": 1,
+            "address": "tcp://127.0.0.1:0",
+            "address_queue": addresses,
+            "config_data": env_config_data(env_config),
+        },
+    )
     proc.start()
     try:
         yield addresses.get(timeout=300), proc.pid
@@ -81,8 +87,9 @@ async def _episodes(env_config, server: tuple[str, int], url: str, model: str, t
                 return await client.run(
                     task_data=task.data.model_dump(mode="json"),
                     client=vf.EvalClientConfig(base_url=url, api_key_var=POLICY_KEY_VAR),
-                    model=model, sampling=vf.SamplingConfig(),
-                )  # fmt: skip
+                    model=model,
+                    sampling=vf.SamplingConfig(),
+                )
 
         episodes = await asyncio.gather(*(run(t) for t in tasks))
     finally:

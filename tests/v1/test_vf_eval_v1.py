@@ -29,8 +29,11 @@ def test_reference_policy_scores_one_on_every_swept_task_through_v1_vf_eval(imag
     assert code == 0, f"vf-eval exited with {code}"
     traces = _traces(run)
     assert set(traces) == set(SWEEP_TASKS)
-    wrong = {t: (tr.reward, tr.info.get("grade", {}).get("reason"), tr.errors) for t, tr in traces.items()
-             if tr.reward != 1.0 or not tr.ok}  # fmt: skip
+    wrong = {
+        t: (tr.reward, tr.info.get("grade", {}).get("reason"), tr.errors)
+        for t, tr in traces.items()
+        if tr.reward != 1.0 or not tr.ok
+    }
     assert wrong == {}
     assert all(_tool_names(tr) for tr in traces.values()), "every reference rollout calls a tool"
     assert {n for tr in traces.values() for n in _tool_names(tr)} <= {"bash", "execute_code"}
@@ -51,8 +54,7 @@ def test_null_policy_scores_zero_through_v1_vf_eval(image):
 
 
 def test_a_rollout_stops_at_the_first_turn_past_its_token_budget(image):
-    code, run = run_eval_v1("reference", env_args={"task_ids": ["smoke_sum"], "image": image},
-                            agent={"max_total_tokens": 1})  # fmt: skip
+    code, run = run_eval_v1("reference", env_args={"task_ids": ["smoke_sum"], "image": image}, agent={"max_total_tokens": 1})
     assert code == 0
     trace = _traces(run)["smoke_sum"]
     assert trace.stop_condition == "max_total_tokens"

@@ -14,8 +14,16 @@ import os
 import sqlite3
 import sys
 
-TABLES = ("shop_publisher", "shop_author", "shop_genre", "shop_book", "shop_book_authors",
-          "shop_store", "shop_sale", "shop_review")  # fmt: skip
+TABLES = (
+    "shop_publisher",
+    "shop_author",
+    "shop_genre",
+    "shop_book",
+    "shop_book_authors",
+    "shop_store",
+    "shop_sale",
+    "shop_review",
+)
 
 
 def build_database(path: str) -> None:

@@ -79,8 +79,18 @@ AUTHORS = [
     ("Ana Ribeiro", "Brazil", "1981-04-04"),
 ]
 
-GENRES = ["Fantasy", "Science Fiction", "Mystery", "Horror", "Romance", "History", "Poetry", "Biography",
-          "fantasy", "science fiction"]  # the last two: case variants, so `iexact` is not `exact`
+GENRES = [
+    "Fantasy",
+    "Science Fiction",
+    "Mystery",
+    "Horror",
+    "Romance",
+    "History",
+    "Poetry",
+    "Biography",
+    "fantasy",
+    "science fiction",
+]  # the last two: case variants, so `iexact` is not `exact`
 
 # (title, publisher index, genre or None, published, price, sale price or None, pages, in print, author indexes)
 BOOKS = [
@@ -197,8 +207,20 @@ EXTRA_REVIEWS = [
     (0, "luis", 5, False, "2017-02-02"),  # a second unverified 5 on one book (orm_rel_06)
 ]
 
-REVIEWERS = ["anna_k", "bookworm42", "c.reyes", "dmitri", "elif", "fatima.b",
-             "gus", "hiro_t", "ines", "jo_marsh", "kwame", "luis"]  # fmt: skip
+REVIEWERS = [
+    "anna_k",
+    "bookworm42",
+    "c.reyes",
+    "dmitri",
+    "elif",
+    "fatima.b",
+    "gus",
+    "hiro_t",
+    "ines",
+    "jo_marsh",
+    "kwame",
+    "luis",
+]
 
 N_SALES = 260
 N_REVIEWS = 150
@@ -213,8 +235,7 @@ def _d(text: str | None) -> date | None:
 
 
 def publishers() -> list[dict]:
-    return [dict(id=i + 1, name=n, country=c, founded=f, is_independent=ind)
-            for i, (n, c, f, ind) in enumerate(PUBLISHERS)]  # fmt: skip
+    return [dict(id=i + 1, name=n, country=c, founded=f, is_independent=ind) for i, (n, c, f, ind) in enumerate(PUBLISHERS)]
 
 
 def authors() -> list[dict]:
@@ -232,12 +253,20 @@ def genres() -> list[dict]:
 def books() -> list[dict]:
     rows = []
     for i, (title, pub, genre, published, price, sale, pages, in_print, _) in enumerate(BOOKS):
-        rows.append(dict(
-            id=i + 1, title=title, isbn=f"978{(i + 1) * 104729 % 10**10:010d}", publisher_id=pub + 1,
-            genre_id=None if genre is None else GENRES.index(genre) + 1, published=_d(published),
-            price=Decimal(price), sale_price=None if sale is None else Decimal(sale), pages=pages,
-            in_print=in_print,
-        ))  # fmt: skip
+        rows.append(
+            dict(
+                id=i + 1,
+                title=title,
+                isbn=f"978{(i + 1) * 104729 % 10**10:010d}",
+                publisher_id=pub + 1,
+                genre_id=None if genre is None else GENRES.index(genre) + 1,
+                published=_d(published),
+                price=Decimal(price),
+                sale_price=None if sale is None else Decimal(sale),
+                pages=pages,
+                in_print=in_print,
+            )
+        )
     return rows
 
 
@@ -247,8 +276,10 @@ def book_authors() -> list[tuple[int, int]]:
 
 
 def stores() -> list[dict]:
-    return [dict(id=i + 1, name=n, city=city, country=c, opened=_d(o), is_online=online)
-            for i, (n, city, c, o, online) in enumerate(STORES)]  # fmt: skip
+    return [
+        dict(id=i + 1, name=n, city=city, country=c, opened=_d(o), is_online=online)
+        for i, (n, city, c, o, online) in enumerate(STORES)
+    ]
 
 
 def sales() -> list[dict]:
@@ -274,11 +305,20 @@ def sales() -> list[dict]:
             unit_price = Decimal(price) + Decimal("1.50")
         else:
             unit_price = Decimal(price)
-        rows.append(dict(id=i + 1, book_id=b + 1, store_id=store + 1, sold_on=sold_on,
-                         quantity=1 + (i * 13) % 7, unit_price=unit_price))  # fmt: skip
+        rows.append(
+            dict(id=i + 1, book_id=b + 1, store_id=store + 1, sold_on=sold_on, quantity=1 + (i * 13) % 7, unit_price=unit_price)
+        )
     for b, store, sold_on, quantity, unit_price in EXTRA_SALES:
-        rows.append(dict(id=len(rows) + 1, book_id=b + 1, store_id=store + 1, sold_on=date.fromisoformat(sold_on),
-                         quantity=quantity, unit_price=Decimal(unit_price)))  # fmt: skip
+        rows.append(
+            dict(
+                id=len(rows) + 1,
+                book_id=b + 1,
+                store_id=store + 1,
+                sold_on=date.fromisoformat(sold_on),
+                quantity=quantity,
+                unit_price=Decimal(unit_price),
+            )
+        )
     return rows
 
 
@@ -288,12 +328,25 @@ def reviews() -> list[dict]:
     for j in range(N_REVIEWS):
         b = reviewed[(j * 11 + 5) % len(reviewed)]
         published = date.fromisoformat(BOOKS[b][3])
-        rows.append(dict(
-            id=j + 1, book_id=b + 1, reviewer=REVIEWERS[(j * 5 + j // 12) % len(REVIEWERS)],
-            rating=1 + (j * 7 + j // 3) % 5, verified=j % 4 != 0,
-            created=published + timedelta(days=20 + (j * 53) % 900),
-        ))  # fmt: skip
+        rows.append(
+            dict(
+                id=j + 1,
+                book_id=b + 1,
+                reviewer=REVIEWERS[(j * 5 + j // 12) % len(REVIEWERS)],
+                rating=1 + (j * 7 + j // 3) % 5,
+                verified=j % 4 != 0,
+                created=published + timedelta(days=20 + (j * 53) % 900),
+            )
+        )
     for b, reviewer, rating, verified, created in EXTRA_REVIEWS:
-        rows.append(dict(id=len(rows) + 1, book_id=b + 1, reviewer=reviewer, rating=rating, verified=verified,
-                         created=date.fromisoformat(created)))  # fmt: skip
+        rows.append(
+            dict(
+                id=len(rows) + 1,
+                book_id=b + 1,
+                reviewer=reviewer,
+                rating=rating,
+                verified=verified,
+                created=date.fromisoformat(created),
+            )
+        )
     return rows

@@ -5,5 +5,11 @@ from sandbox_env.sandbox.docker.client import DockerBackend
 from sandbox_env.sandbox.docker.engine import DockerUnavailableError, docker_client
 
 __all__ = [
-    "DockerBackend", "DockerUnavailableError", "docker_client", "gc", "leaked_containers", "run_containers", "settle_run",
-]  # fmt: skip
+    "DockerBackend",
+    "DockerUnavailableError",
+    "docker_client",
+    "gc",
+    "leaked_containers",
+    "run_containers",
+    "settle_run",
+]

@@ -119,7 +119,12 @@ def sample(paths: CgroupPaths) -> UsagePoint | None:
     if cpu_ns is None and forks is None and ooms is None:
         return None
     return UsagePoint(
-        at=time.monotonic(), cpu=None if cpu_ns is None else cpu_ns / 1e9,
-        stall=None if stall_us is None else stall_us / 1e6, fork_failures=forks, oom_kills=ooms,
-        memory_hits=hits, pids=pids, pids_max=pids_max,
-    )  # fmt: skip
+        at=time.monotonic(),
+        cpu=None if cpu_ns is None else cpu_ns / 1e9,
+        stall=None if stall_us is None else stall_us / 1e6,
+        fork_failures=forks,
+        oom_kills=ooms,
+        memory_hits=hits,
+        pids=pids,
+        pids_max=pids_max,
+    )

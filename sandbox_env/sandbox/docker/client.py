@@ -80,8 +80,13 @@ def _protocol_broken(exc: ChannelError) -> bool:
 class DockerBackend(SandboxBackend):
     """One container a sandbox, its agent as the main process, spoken to over its attach stream."""
 
-    def __init__(self, limits: Limits | None = None, max_workers: int = 64, max_sandboxes: int | None = None,
-                 budget: SandboxBudget | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        max_workers: int = 64,
+        max_sandboxes: int | None = None,
+        budget: SandboxBudget | None = None,
+    ) -> None:
         super().__init__(limits)
         self._closed = False
         self.client_id = uuid.uuid4().hex[:SHORT_ID]
@@ -150,8 +155,11 @@ class DockerBackend(SandboxBackend):
             rec.channel.close()
         ids = [sid for sid, _ in records]
         try:
-            ids += [c["Id"] for c in self._api.containers(all=True, filters={"label": f"{LABEL_CLIENT}={self.client_id}"})
-                    if c["Id"] not in ids]  # fmt: skip
+            ids += [
+                c["Id"]
+                for c in self._api.containers(all=True, filters={"label": f"{LABEL_CLIENT}={self.client_id}"})
+                if c["Id"] not in ids
+            ]
         except Exception:  # noqa: BLE001 - the engine may already be gone at exit
             pass
         if ids:
@@ -275,9 +283,17 @@ class DockerBackend(SandboxBackend):
 
         text = str(exc)
         closed = "closed" in text or "broke" in text
-        return diagnose(sandbox_id, exc, events=self._events, removing=rec.removing or self._closed,
-                        stream_closed=closed, protocol_broken=_protocol_broken(exc), running=running,
-                        measure=measure, agent_reachable=rec.agent_user == SANDBOX_USER)  # fmt: skip
+        return diagnose(
+            sandbox_id,
+            exc,
+            events=self._events,
+            removing=rec.removing or self._closed,
+            stream_closed=closed,
+            protocol_broken=_protocol_broken(exc),
+            running=running,
+            measure=measure,
+            agent_reachable=rec.agent_user == SANDBOX_USER,
+        )
 
     def _delete(self, sandbox_id: str) -> None:
         rec = self._records.get(sandbox_id)

@@ -55,9 +55,18 @@ def _ending_verdict(ending: Ending, agent_reachable: bool) -> tuple[bool | None,
     return False, f"the agent failed by itself (exit code {code})"
 
 
-def diagnose(sandbox_id: str, error: Exception, *, events: ContainerEvents, removing: bool,
-             stream_closed: bool, protocol_broken: bool, running: Callable[[], bool | None],
-             measure: Callable[[], Usage | None], agent_reachable: bool = True) -> SandboxError:  # fmt: skip
+def diagnose(
+    sandbox_id: str,
+    error: Exception,
+    *,
+    events: ContainerEvents,
+    removing: bool,
+    stream_closed: bool,
+    protocol_broken: bool,
+    running: Callable[[], bool | None],
+    measure: Callable[[], Usage | None],
+    agent_reachable: bool = True,
+) -> SandboxError:
     """The exception that says why the agent of `sandbox_id` was lost and whose doing it was.
 
     `running()` asks the engine whether the container still runs (None: it is gone);

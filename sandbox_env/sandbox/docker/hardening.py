@@ -75,9 +75,14 @@ def engine_grants_sys_resource(client: docker.DockerClient, image: str) -> bool:
     with _GRANTS_LOCK:
         if key not in _GRANTS:
             probe = client.containers.create(
-                image, ["true"], user=SUPERVISOR_USER, cap_drop=["ALL"], cap_add=[OOM_CAPABILITY],
-                network_mode="none", labels={"websandbox": "1", "websandbox.role": "probe"},
-            )  # fmt: skip
+                image,
+                ["true"],
+                user=SUPERVISOR_USER,
+                cap_drop=["ALL"],
+                cap_add=[OOM_CAPABILITY],
+                network_mode="none",
+                labels={"websandbox": "1", "websandbox.role": "probe"},
+            )
             try:
                 probe.start()
                 probe.wait(timeout=60)

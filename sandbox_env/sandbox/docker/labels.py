@@ -14,5 +14,10 @@ LABEL_RUN = "websandbox.run"  # the run it belongs to (runs.py): what a run coun
 
 
 def labels_for(client_id: str, role: str, run_id: str | None = None) -> dict[str, str]:
-    return {LABEL: "1", LABEL_CLIENT: client_id, LABEL_PID: str(os.getpid()), LABEL_ROLE: role,
-            LABEL_RUN: run_id or current_run_id()}  # fmt: skip
+    return {
+        LABEL: "1",
+        LABEL_CLIENT: client_id,
+        LABEL_PID: str(os.getpid()),
+        LABEL_ROLE: role,
+        LABEL_RUN: run_id or current_run_id(),
+    }

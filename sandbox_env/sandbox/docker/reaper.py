@@ -33,9 +33,12 @@ def spawn(owner_pid: int, label: str) -> None:
     """Start the reaper of the containers labelled `label` (key=value), detached from this process's tree."""
     proc = subprocess.Popen(
         [sys.executable, os.path.abspath(__file__), str(owner_pid), label],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True, close_fds=True,
-    )  # fmt: skip
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
     proc.wait(timeout=30)  # the first process forks the reaper and exits at once
 
 

@@ -25,8 +25,9 @@ def container_name(role: str) -> str:
     return f"websandbox-{role}-{uuid.uuid4().hex[:NAME_SUFFIX]}"
 
 
-def container_spec(image: str, limits: Limits, labels: dict[str, str], role: str,
-                   env: dict[str, str] | None = None, oom_protection: bool = False) -> dict[str, Any]:  # fmt: skip
+def container_spec(
+    image: str, limits: Limits, labels: dict[str, str], role: str, env: dict[str, str] | None = None, oom_protection: bool = False
+) -> dict[str, Any]:
     """Keyword arguments of `docker.containers.create` for one hardened sandbox."""
     return dict(
         image=image,
