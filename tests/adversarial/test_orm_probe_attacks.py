@@ -88,6 +88,8 @@ async def test_a_patched_probe_encoder_is_the_submissions_zero_as_tampering(back
     grades = await asyncio.gather(*(_play(backend, image, PATCH_ENCODER.format(encoded=MALFORMED[n])) for n in names))
     for name, g in zip(names, grades, strict=True):
         assert g.score == 0.0 and g.scoring_error is None, (name, g.reason)
+        if "could not be read from the session" in g.reason:
+            continue  # too deep for the agent to relay: the session's failure, stopped before the host (agent.py)
         assert g.tampered and g.metrics["tampered"] == 1.0, (name, g.reason)
         assert "malformed" in g.reason, (name, g.reason)
 
