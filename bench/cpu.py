@@ -129,8 +129,8 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
     return Run(
         name=family,
         rollouts=len(results),
-        own=m.reaped + sum(containers.values()),
-        host=m.reaped,
+        own=m.reaped + m.detached_cpu() + sum(containers.values()),
+        host=m.reaped + m.detached_cpu(),
         containers=containers,
         parts=parts,
         counts=counts,
