@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -128,8 +129,8 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
     return Run(
         name=family,
         rollouts=len(results),
-        own=m.reaped + sum(containers.values()),
-        host=m.reaped,
+        own=m.reaped + m.detached_cpu() + sum(containers.values()),
+        host=m.reaped + m.detached_cpu(),
         containers=containers,
         parts=parts,
         counts=counts,
@@ -207,8 +208,9 @@ def breakdown(run: Run, start: Run, floor: dict[str, float]) -> dict[str, float]
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a floor's container is removed on the way out
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--families", default=",".join(FAMILIES))
+    ap.add_argument("--families", default=",".join(FAMILIES), help="comma-separated; empty: the start-up only")
     ap.add_argument("-n", type=int, default=20, help="tasks per family (default 20; django has 10)")
     ap.add_argument("-c", type=int, default=2, help="vf-eval concurrency (default 2)")
     ap.add_argument("--tree", type=Path, default=HERE.parent, help="the checkout whose websandbox runs")

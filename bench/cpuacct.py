@@ -13,7 +13,9 @@ a background thread, only what the run owns:
   `fuse-overlayfs` daemon, where every file read inside the container costs CPU;
 - the host processes of the run: this process and every descendant (`websandbox
   eval`, `vf-eval`, its env-server router and workers), read from `/proc`, and after
-  the run the exact `getrusage(RUSAGE_CHILDREN)` delta of what was reaped;
+  the run the exact `getrusage(RUSAGE_CHILDREN)` delta of what was reaped; a reaper
+  that detached itself from the tree (sandbox/docker/reaper.py) is sampled, and waited
+  for, as one of them;
 - the shared engine daemons (`dockerd`, `containerd`): a before/after delta, which
   holds whatever every other user of the engine asked of it at the time, so it is
   reported beside the figures, never inside them;
@@ -41,6 +43,7 @@ from pathlib import Path
 TICK = os.sysconf("SC_CLK_TCK")
 GRADER_PROGRAMS = ("http_driver.py", "app_host.py", "pytest_runner.py", "smoke_grader.py")
 OWNER_LABEL = "websandbox.pid"
+REAPER_WAIT = 20.0  # seconds a run's reapers get to finish after the run
 WORKSPACE = "/workspace"
 
 
@@ -176,6 +179,7 @@ class Meter:
         self._seen: set[int] = set()
         self._shims: dict[int, str] = {}  # pid -> container id
         self._fuse: dict[int, str] = {}  # pid -> mount id
+        self._reapers: set[int] = set()  # detached processes that clean up after the run's processes
         self._mounts: dict[str, str] = {}  # mount id -> container id
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -194,6 +198,9 @@ class Meter:
         return self
 
     def __exit__(self, *exc) -> None:
+        deadline = time.time() + REAPER_WAIT  # a reaper's last passes come seconds after its owner ended
+        while time.time() < deadline and any(proc_times(p) is not None for p in self._reapers):
+            time.sleep(self.interval)
         self._stop.set()
         self._thread.join()
         self._sample()
@@ -242,6 +249,12 @@ class Meter:
                 self.host[pid] = (self._host_name(pid), 0.0, 0.0)
                 continue
             comm = comms.get(pid, "")
+            if comm.startswith("python"):  # a reaper detaches from its owner's tree (sandbox/docker/reaper.py)
+                argv = cmdline(pid)
+                if len(argv) >= 3 and argv[1].endswith("reaper.py") and argv[2].isdigit() and int(argv[2]) in self._tree:
+                    self.host[pid] = ("reaper", 0.0, 0.0)
+                    self._reapers.add(pid)
+                continue
             if comm.startswith("containerd-shim"):
                 argv = cmdline(pid)
                 if "-id" in argv:
@@ -378,6 +391,10 @@ class Meter:
 
     def mine(self) -> list[Container]:
         return [c for c in self.containers.values() if c is not None]
+
+    def detached_cpu(self) -> float:
+        """CPU of the run's host processes that left its tree (reapers), which RUSAGE_CHILDREN never sees."""
+        return sum(self.host[p][1] for p in self._reapers if p in self.host)
 
     def host_by_name(self) -> dict[str, float]:
         """Own CPU of the run's host processes by what they are (this process as `bench`)."""
