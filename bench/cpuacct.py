@@ -268,16 +268,21 @@ class Meter:
                 self._adopt(cid)
 
     def _host_name(self, pid: int) -> str:
+        """What a host process of the run is; a process that has exited keeps the name it had."""
         argv = cmdline(pid)
         text = " ".join(argv)
         if pid == self.root_pid:
             return "bench"
-        if "multiprocessing" in text and "spawn" in text:
-            return "vf-eval env-server process"
+        if not argv:
+            return self.host.get(pid, ("?",))[0]
+        if ("multiprocessing" in text and "spawn" in text) or text.startswith("Verifiers::"):
+            return "vf-eval env-server processes"  # its router and workers (they retitle themselves)
+        if "reaper.py" in text:
+            return "reaper"
         for name in ("vf-eval", "websandbox"):
             if any(os.path.basename(a) == name for a in argv[:2]):
                 return name
-        return os.path.basename(argv[0]) if argv else "?"
+        return os.path.basename(argv[0])
 
     def _adopt(self, cid: str) -> None:
         """Track container `cid` if it belongs to this run (its owner pid is in our tree)."""
