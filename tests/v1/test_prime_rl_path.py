@@ -116,11 +116,13 @@ async def test_episodes_through_the_env_server_score_one_with_tool_calls_in_the_
     assert [str(m.content) for m in tool_msgs][0] == "5050"
 
 
-async def test_a_harness_fault_comes_back_as_a_trace_error_that_a_trainer_reschedules(env_config, env_server, policies):
+async def test_a_model_that_kills_every_process_it_can_gets_its_own_zero_not_a_harness_fault(env_config, env_server, policies):
+    # `kill -9 -1` reaches only the sandboxed code's own processes: the agent (root) survives,
+    # so the rollout ends normally and the zero is the model's (see the blame rule)
     traces = await _episodes(env_config, env_server, policies["script"], "script", ["smoke_hello"])
     trace = traces["smoke_hello"]
-    assert not trace.ok and trace.errors[-1].type == "SandboxError"
-    assert trace.reward == 0.0 and trace.metrics["scoring_error"] == 1.0
+    assert trace.ok, trace.errors
+    assert trace.reward == 0.0 and trace.metrics["scoring_error"] == 0.0
 
 
 async def test_a_rollout_that_fails_before_finalize_leaves_no_sandbox_behind(env_config, env_server):
