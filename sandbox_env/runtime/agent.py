@@ -285,7 +285,7 @@ class Session:
         full_env = dict(os.environ)
         full_env.update(self.env)
         self.proc = _spawn(
-            [sys.executable, "-u", str(HERE / "session.py")],
+            [sys.executable, "-u", "-s", str(HERE / "session.py")],
             cwd=WORKSPACE,
             env=full_env,
             stdin=subprocess.PIPE,
