@@ -18,15 +18,20 @@ Decisions:
 - Reward `score` (weight 1) is the grade's score; the weight-0 metrics are the
   classic ones (`METRIC_NAMES`) plus `sandbox_command_execution_time`
   (mean seconds a tool call took).
-- A harness fault (no container, a container that died, a final state that
-  cannot be read, a grader that sent no report) still records reward 0 and
-  `scoring_error` = 1, and then raises `vf.SandboxError`: the trace ends with
-  `ok = False` and an error, which prime-rl reschedules rather than training
-  on. A fault during a tool call also stops the rollout before the next turn.
+- Blame is the classic front door's (adapter.py): a harness fault (no container,
+  a container lost by no doing of the model's, a final state that cannot be read,
+  a grading fault that a retry in fresh sandboxes did not cure) still records
+  reward 0 and `scoring_error` = 1, and then raises `vf.SandboxError`: the trace
+  ends with `ok = False` and an error, which prime-rl reschedules rather than
+  training on. A fault during a tool call also stops the rollout before the next
+  turn. What the model's own processes do to a sandbox is the model's: a tool call
+  that ended its sandbox gets a fresh one and a message, and graded code that
+  ended or exhausted its grading sandbox scores 0.0 with no error.
 - The classic `max_turns` default (5 for `orm`, 20 otherwise) is a task `@stop`;
   v1's own `--env.agent.max-turns` and token caps apply on top.
-- Every lease is released: by `finalize`, or, when the rollout failed before
-  it, by the env's `run()`; `stop()` removes whatever the process still holds.
+- Every lease is released: by `finalize`, or, when the rollout failed or was
+  cancelled before it, by the env's `run()` (in the background: a cancelled
+  episode must not wait); `stop()` removes whatever the process still holds.
 """
 
 from __future__ import annotations
@@ -241,7 +246,7 @@ class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
             for trace_id, token, lease in opened:  # no-ops when finalize already closed them
                 _leases.pop(trace_id, None)
                 bridge().revoke(token)
-                await lease.release()
+                lease.release_later()
 
     async def stop(self) -> None:
         await stop_bridge()
