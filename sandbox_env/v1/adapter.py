@@ -10,9 +10,9 @@ below are the whole contract.
 Decisions:
 - One `Backend` per distinct sandbox configuration and per process, made on first
   use and torn down by `close_backends()` (the env's `stop()`) or at exit (the
-  Docker backend registers its own `atexit` teardown). Containers, limits and
-  hardening are exactly the classic front door's: same backend, same `Limits`,
-  same pool, same grader.
+  Docker backend registers its own `atexit` teardown). Containers, limits, the host's
+  container budget (`max_sandboxes`) and hardening are exactly the classic front
+  door's: same backend, same `Limits`, same pool, same grader.
 - A `Lease` is one rollout's container. Tool calls, the final-state collection
   and grading are methods of the lease, so a rollout never sees a sandbox id.
 
@@ -76,6 +76,7 @@ class SandboxSettings:
     tmp_mb: int = DEFAULTS.tmp_mb
     network: bool = DEFAULTS.network
     pool_size: int | None = None  # None: the classic default, no pool (sandbox/pool.py)
+    max_sandboxes: int | None = None  # None: the host's default budget (sandbox/budget.py)
     grading_timeout_seconds: float = DEFAULTS.timeout_seconds
     timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
     output_cap: int = DEFAULTS.output_cap
@@ -98,7 +99,7 @@ class Backend:
         """`sandboxes`: another implementation of the sandbox interface (default: Docker with these settings)."""
         self.settings = settings
         self.image = settings.image or ensure_image(build_if_missing=settings.build_image)
-        self.sandboxes = sandboxes or DockerBackend(settings.limits())
+        self.sandboxes = sandboxes or DockerBackend(settings.limits(), max_sandboxes=settings.max_sandboxes)
         pool_size = default_pool_size() if settings.pool_size is None else settings.pool_size
         self.sandboxes.keep_warm(self.image, pool_size)
         prewarm = max(1, pool_size // 2) if pool_size > 0 else 0

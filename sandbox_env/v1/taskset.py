@@ -27,7 +27,8 @@ Decisions:
   turn. What the model's own processes do to a sandbox is the model's: a tool call
   that ended its sandbox gets a fresh one and a message, and graded code that
   ended or exhausted its grading sandbox scores 0.0 with no error.
-- The classic `max_turns` default (5 for `orm`, 20 otherwise) is a task `@stop`;
+- The classic `max_turns` default (`DEFAULTS.orm_max_turns` for `orm`,
+  `DEFAULTS.max_turns` otherwise) is a task `@stop`;
   v1's own `--env.agent.max-turns` and token caps apply on top.
 - Every lease is released: by `finalize`, or, when the rollout failed or was
   cancelled before it, by the env's `run()` (in the background: a cancelled
@@ -53,8 +54,8 @@ from sandbox_env.v1.adapter import Lease, LeaseError, SandboxSettings, backend_f
 from sandbox_env.v1.bridge import bridge, stop_bridge
 from sandbox_env.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
 
-DEFAULT_MAX_TURNS = {"orm": 5}
-FALLBACK_MAX_TURNS = 20
+DEFAULT_MAX_TURNS = {"orm": DEFAULTS.orm_max_turns}
+FALLBACK_MAX_TURNS = DEFAULTS.max_turns
 
 # rollout (trace id) -> its lease, in this env worker; and what one episode opened:
 # (trace id, bridge token, lease), so that its end can close what a failed rollout left open
@@ -102,7 +103,10 @@ class WebSandboxTaskConfig(vf.TaskConfig):
     tmp_mb: int = DEFAULTS.tmp_mb
     network: bool = DEFAULTS.network
     pool_size: int | None = None
-    """Ready sandboxes kept started per env worker (None = two per core, 0 = start one per rollout)."""
+    """Ready sandboxes kept started per env worker (None = the classic default: no pool, start one per rollout)."""
+    max_sandboxes: int | None = None
+    """Containers at once on this host, shared by every env worker of the user (None = the host's default:
+    four per core, bounded by memory; sandbox/budget.py). Past it, rollouts and grading runs queue."""
     timeout_seconds: float = DEFAULTS.timeout_seconds
     """Limit of one grading run."""
     timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
@@ -124,6 +128,7 @@ class WebSandboxTaskConfig(vf.TaskConfig):
             tmp_mb=self.tmp_mb,
             network=self.network,
             pool_size=self.pool_size,
+            max_sandboxes=self.max_sandboxes,
             grading_timeout_seconds=self.timeout_seconds,
             timeout_per_command_seconds=self.timeout_per_command_seconds,
             output_cap=self.output_cap,
