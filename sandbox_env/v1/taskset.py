@@ -26,7 +26,9 @@ Decisions:
   training on. A fault during a tool call also stops the rollout before the next
   turn. What the model's own processes do to a sandbox is the model's: a tool call
   that ended its sandbox gets a fresh one and a message, and graded code that
-  ended or exhausted its grading sandbox scores 0.0 with no error.
+  ended or exhausted its grading sandbox scores 0.0 with no error. A rollout whose
+  finalize deadline (`--env.agent.timeout.finalize`, a stop and no error to v1)
+  expired before grading ended was never graded: a harness fault, not a zero.
 - The classic `max_turns` default (`DEFAULTS.orm_max_turns` for `orm`,
   `DEFAULTS.max_turns` otherwise) is a task `@stop`;
   v1's own `--env.agent.max-turns` and token caps apply on top.
@@ -47,7 +49,7 @@ from pydantic import Field
 
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import load_rows, select_rows
-from sandbox_env.families.base import TaskRow
+from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.metrics import metric_values
 from sandbox_env.system_prompt import SYSTEM_PROMPT
 from sandbox_env.v1.adapter import Lease, LeaseError, SandboxSettings, backend_for, close_backends
@@ -188,6 +190,10 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
         return metric_values(trace.state.grade)
 
     async def score(self, trace: vf.Trace, runtime: vf.Runtime | None = None) -> None:
+        if trace.state.grade is None:  # finalize did not finish grading (its deadline expired): not the model's
+            reason = "the rollout was not graded: its finalize deadline (--env.agent.timeout.finalize) expired first"
+            trace.state.grade = Grade.harness_fault(reason).to_dict()
+            trace.info["grade"] = trace.state.grade
         await super().score(trace, runtime)
         fault = (trace.state.grade or {}).get("scoring_error")
         if fault:
