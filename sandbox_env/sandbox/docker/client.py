@@ -163,8 +163,12 @@ class DockerBackend(SandboxBackend):
         except Exception:  # noqa: BLE001 - the engine may already be gone at exit
             pass
         if ids:
-            with ThreadPoolExecutor(max_workers=min(16, len(ids))) as pool:
-                list(pool.map(self._delete_quietly, ids))
+            try:
+                with ThreadPoolExecutor(max_workers=min(16, len(ids))) as pool:
+                    list(pool.map(self._delete_quietly, ids))
+            except RuntimeError:  # at interpreter exit no new thread may start: one at a time then
+                for sid in ids:
+                    self._delete_quietly(sid)
         self._events.stop()
 
     def usage_point(self, sandbox_id: str) -> UsagePoint | None:
