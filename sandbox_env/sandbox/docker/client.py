@@ -14,7 +14,8 @@ stream first, which alone ends every agent, then removes the containers in paral
 
 A lost agent is diagnosed (diagnose.py) from the engine's events (events.py) and the
 container's cgroup (cgroup.py): `SandboxEndedFromInside` when the container's own
-processes did it, a plain `SandboxError` otherwise.
+processes did it, a plain `SandboxError` otherwise; a container paused or a supervisor
+stopped from outside (procs.py) is never the sandbox's.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from sandbox_env.sandbox.docker.engine import docker_client
 from sandbox_env.sandbox.docker.events import ContainerEvents
 from sandbox_env.sandbox.docker.hardening import engine_grants_sys_resource
 from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
+from sandbox_env.sandbox.docker.procs import stopped_supervisor
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
 from sandbox_env.sandbox.runs import current_run_id, hold_run
@@ -274,6 +276,16 @@ class DockerBackend(SandboxBackend):
                 return True  # cannot tell: judge by the cgroup
             return rec.container.attrs["State"].get("Running", False)
 
+        def held() -> str | None:
+            try:
+                rec.container.reload()
+            except docker.errors.APIError:
+                return None  # gone or unreachable: the engine's record and the cgroup decide
+            state = rec.container.attrs.get("State") or {}
+            if state.get("Paused"):
+                return "its container was paused from outside (docker pause), which code in the sandbox cannot do"
+            return stopped_supervisor(state.get("Pid"))
+
         def measure() -> Usage | None:
             points = list(rec.recent)
             now = self.usage_point(sandbox_id)  # None once the container is gone
@@ -297,6 +309,7 @@ class DockerBackend(SandboxBackend):
             running=running,
             measure=measure,
             agent_reachable=rec.agent_user == SANDBOX_USER,
+            held=held,
         )
 
     def _delete(self, sandbox_id: str) -> None:
