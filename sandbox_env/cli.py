@@ -23,10 +23,11 @@ def cmd_build_image(args: argparse.Namespace) -> int:
 
 
 def cmd_gc(args: argparse.Namespace) -> int:
-    from sandbox_env.sandbox.docker import gc
+    from sandbox_env.sandbox.docker.cleanup import collect
+    from sandbox_env.sandbox.docker.engine import engine_url
 
-    removed = gc(all_owners=args.all)
-    print(f"removed {len(removed)} container(s)" + (f": {' '.join(removed)}" if removed else ""))
+    print(f"engine: {engine_url()}")
+    print(collect(all_owners=args.all, other_hosts=args.other_hosts).summary())
     return 0
 
 
@@ -242,8 +243,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="rebuild even when the image exists")
     p.set_defaults(func=cmd_build_image)
 
-    p = sub.add_parser("gc", help="remove containers left by runs that are over (never a live run's)")
-    p.add_argument("--all", action="store_true", help="remove every websandbox container, even of live runs")
+    p = sub.add_parser(
+        "gc",
+        help="remove containers whose owner is gone (never a live run's), on the engine DOCKER_HOST names",
+        description="Removes websandbox containers whose owner process, on this machine, is provably gone. "
+        "Containers owned on another machine (one engine shared by env servers on several hosts) are left and "
+        "counted: nothing here can tell whether their owner lives.",
+    )
+    p.add_argument("--all", action="store_true", help="remove every websandbox container on the engine, even of live runs")
+    p.add_argument(
+        "--other-hosts",
+        action="store_true",
+        help="also remove containers whose owner ran on another machine (or before a reboot): when those are known to be done",
+    )
     p.set_defaults(func=cmd_gc)
 
     p = sub.add_parser("policy", help="scripted policies over the chat-completions protocol")

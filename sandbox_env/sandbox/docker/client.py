@@ -49,7 +49,7 @@ from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.docker.engine import docker_client, engine_info
 from sandbox_env.sandbox.docker.events import ContainerEvents
 from sandbox_env.sandbox.docker.hardening import engine_grants_sys_resource
-from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
+from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, LABEL_ROLE, labels_for
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
 from sandbox_env.sandbox.runs import current_run_id, hold_run
@@ -223,8 +223,8 @@ class DockerBackend(SandboxBackend):
             raise SandboxError("this sandbox backend was torn down; create a new one")
         self._ensure_watchers()
         try:
-            oom = engine_grants_sys_resource(self._docker, image)
             labels = labels_for(self.client_id, role, self.run_id)
+            oom = engine_grants_sys_resource(self._docker, image, {**labels, LABEL_ROLE: "probe"})
             spec = container_spec(image, self.limits, labels, role, oom_protection=oom)
             container = self._docker.containers.create(**spec)
         except docker.errors.ImageNotFound as exc:
