@@ -117,3 +117,15 @@ def test_cgroup_counters_are_read_from_a_systemd_v2_host_and_missing_ones_are_no
     assert point.cpu == 0.001 and point.oom_kills == 1 and point.memory_hits == 3 and point.fork_failures is None
     assert point.pids_max is None  # no limit
     assert cgroup.sample(cgroup.find("unknown", tmp_path)) is None
+
+
+def test_a_remote_engines_container_has_no_cgroup_here_so_no_host_file_is_read_for_it(tmp_path, monkeypatch):
+    # a container of an engine on another machine (DOCKER_HOST): its full id names no directory here,
+    # even where this machine runs containers of its own; the host's own pressure is not taken for its evidence
+    local, remote = "a" * 64, "b" * 64
+    _write(tmp_path / "cpuacct" / "docker" / local / "cpuacct.usage", "1000\n")
+    read = []
+    monkeypatch.setattr(cgroup, "_read", lambda path: read.append(path) or None)
+    paths = cgroup.find(remote, tmp_path)
+    assert not paths.found and cgroup.sample(paths) is None
+    assert read == []
