@@ -162,3 +162,15 @@ def test_a_silent_agent_held_from_outside_is_the_harnesses_however_busy_its_sand
     assert isinstance(silent(lambda: None), SandboxEndedFromInside)
     fault = silent(lambda: "its container was paused from outside (docker pause)")
     assert not isinstance(fault, SandboxEndedFromInside) and "paused from outside" in str(fault)
+
+
+def test_a_remote_engines_container_has_no_cgroup_here_so_no_host_file_is_read_for_it(tmp_path, monkeypatch):
+    # a container of an engine on another machine (DOCKER_HOST): its full id names no directory here,
+    # even where this machine runs containers of its own; the host's own pressure is not taken for its evidence
+    local, remote = "a" * 64, "b" * 64
+    _write(tmp_path / "cpuacct" / "docker" / local / "cpuacct.usage", "1000\n")
+    read = []
+    monkeypatch.setattr(cgroup, "_read", lambda path: read.append(path) or None)
+    paths = cgroup.find(remote, tmp_path)
+    assert not paths.found and cgroup.sample(paths) is None
+    assert read == []

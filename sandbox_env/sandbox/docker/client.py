@@ -4,8 +4,16 @@ Every blocking engine call runs in this backend's own thread pool, so the event 
 never waits on Docker. Requests travel over one attach stream kept open to the
 in-container agent (channel.py) instead of a `docker exec` per call.
 
-Budget: every container holds a slot of the host's container budget (budget.py) from
-before it is created until it is removed, whatever its role (rollout, pool, grader).
+Budget: every container holds a slot of the engine's container budget (budget.py) from
+before it is created until it is removed, whatever its role (rollout, pool, grader). The
+budget is kept per engine (its id) and sized by the engine's machine by default.
+
+A remote engine (`DOCKER_HOST=tcp://...` or `ssh://...`, engine.py) works the same way:
+containers, the attach stream, the reaper (it inherits `DOCKER_HOST`) and the labels do not
+care where the engine runs. What does: the container's cgroup, the usage evidence, is read
+only from the directory named by its full id on this machine (cgroup.py); a remote engine's
+container has none here, so its evidence is missing, which blame.py never counts against
+the submission (a wall-clock backstop hit there is a harness fault, rescheduled).
 
 Lifetime (spec.py): a container is attached before it starts and ends when that stream
 closes; the first container also starts the reaper (reaper.py), which removes what is
@@ -39,10 +47,10 @@ from sandbox_env.sandbox.budget import SandboxBudget, Slot, default_max_sandboxe
 from sandbox_env.sandbox.docker import cgroup, reaper
 from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
 from sandbox_env.sandbox.docker.diagnose import diagnose
-from sandbox_env.sandbox.docker.engine import docker_client
+from sandbox_env.sandbox.docker.engine import docker_client, engine_info
 from sandbox_env.sandbox.docker.events import ContainerEvents
 from sandbox_env.sandbox.docker.hardening import engine_grants_sys_resource
-from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
+from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, LABEL_ROLE, labels_for
 from sandbox_env.sandbox.docker.procs import stopped_supervisor
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
@@ -94,8 +102,14 @@ class DockerBackend(SandboxBackend):
         self.client_id = uuid.uuid4().hex[:SHORT_ID]
         self.run_id = current_run_id()
         hold_run(self.run_id)
-        self.budget = budget or SandboxBudget(max_sandboxes or default_max_sandboxes(memory_mb=self.limits.memory_mb))
         self._docker = docker_client()
+        if budget is None:
+            engine = engine_info()
+            limit = max_sandboxes or default_max_sandboxes(
+                cores=engine.cores or None, memory_bytes=engine.memory_bytes or None, memory_mb=self.limits.memory_mb
+            )
+            budget = SandboxBudget(limit, engine=engine.key)
+        self.budget = budget
         self._api = self._docker.api
         self._threads = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="websandbox-docker")
         self._records: dict[str, _Record] = {}
@@ -215,8 +229,8 @@ class DockerBackend(SandboxBackend):
             raise SandboxError("this sandbox backend was torn down; create a new one")
         self._ensure_watchers()
         try:
-            oom = engine_grants_sys_resource(self._docker, image)
             labels = labels_for(self.client_id, role, self.run_id)
+            oom = engine_grants_sys_resource(self._docker, image, {**labels, LABEL_ROLE: "probe"})
             spec = container_spec(image, self.limits, labels, role, oom_protection=oom)
             container = self._docker.containers.create(**spec)
         except docker.errors.ImageNotFound as exc:

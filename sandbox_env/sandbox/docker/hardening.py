@@ -69,8 +69,11 @@ _GRANTS: dict[str, bool] = {}
 _GRANTS_LOCK = threading.Lock()
 
 
-def engine_grants_sys_resource(client: docker.DockerClient, image: str) -> bool:
-    """Whether the engine can start a container holding CAP_SYS_RESOURCE (probed once per engine and image)."""
+def engine_grants_sys_resource(client: docker.DockerClient, image: str, labels: dict[str, str] | None = None) -> bool:
+    """Whether the engine can start a container holding CAP_SYS_RESOURCE (probed once per engine and image).
+
+    `labels`: the probe container's (the backend's, so that its reaper and gc find it too).
+    """
     key = f"{client.api.base_url} {image}"
     with _GRANTS_LOCK:
         if key not in _GRANTS:
@@ -81,7 +84,7 @@ def engine_grants_sys_resource(client: docker.DockerClient, image: str) -> bool:
                 cap_drop=["ALL"],
                 cap_add=[OOM_CAPABILITY],
                 network_mode="none",
-                labels={"websandbox": "1", "websandbox.role": "probe"},
+                labels=labels or {"websandbox": "1", "websandbox.role": "probe"},
             )
             try:
                 probe.start()
