@@ -1,0 +1,159 @@
+"""The sandboxed side's own time: what limits on code under test count instead of the wall clock.
+
+Shared by the agent (the per-call limit of `bash` and `execute_code`) and the HTTP driver
+(its per-step limits while grading), so it is in the image and is also shipped with the
+grader programs (grader_programs.SHARED_RUNTIME). It imports nothing but the standard
+library and nothing from its own folder.
+
+The sandboxed side of a container is every process but the harness's (`keep`: pid 1, the
+agent, the driver and its app host). Two measures of it:
+
+- CPU seconds: /proc/PID/stat of every process outside `keep` with the children it reaped,
+  and of the other harness's processes only what they reaped (apps, orphans); the
+  measuring process's own is not counted. So the CPU of a process the sandboxed code
+  started, forked or double-forked counts however short its life.
+- Active seconds: the wall time minus the time a thread waited for a CPU
+  (/proc/PID/task/TID/schedstat run_delay) that the sandboxed side's own processes did not
+  use meanwhile. A command that sleeps is active (it waits for nothing); a busy loop is
+  active; a process starved by a busy host, or by a CPU quota the host's load throttles,
+  is not; a process that waits for a CPU its own forks or threads keep busy is active (it
+  starves itself). Throttling by the container's CPU quota shows in run_delay too.
+
+Which threads are watched: one process's (the driver watches the app it started), or
+every process of the sandboxed side (the agent: a shell's child does the work while the
+shell sleeps in wait()), plus the measuring process's own threads, which wait for a CPU
+like any other when the host is busy. A thread that lived and died between two samples
+is not seen: its waiting is not subtracted, which errs towards the sandboxed code's
+blame, never towards a harness fault.
+
+Cost: one pass over /proc per sample (stat of every process, schedstat of every thread
+when the whole side is watched). Callers sample every 0.1-0.25 s, and `SideClock.cost` says
+how much CPU the last sample took, so a caller can space its samples out when the
+sandbox holds many processes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+Sched = dict[str, tuple[int, int]]  # thread id: (ns on a CPU, ns waiting for one)
+
+
+def stat_fields(pid: int | str) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the command name (state first), or None when gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def sched(pid: int | str) -> Sched:
+    """Per thread of one process: nanoseconds on a CPU and nanoseconds waiting for one (schedstat)."""
+    out: Sched = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
+                ran, waited = fh.read().split()[:2]
+            out[tid] = (int(ran), int(waited))
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def side_usage(keep: set[int], threads: bool = False) -> tuple[float, Sched]:
+    """CPU seconds of the sandboxed side so far, and (when asked) the schedstat of all its threads."""
+    total = 0
+    rd: Sched = {}
+    me = os.getpid()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return 0.0, rd
+    for name in names:
+        if not name.isdigit() or int(name) == me:  # the measuring process is the harness's
+            continue
+        fields = stat_fields(name)
+        if fields is None:
+            continue
+        try:
+            ticks = [int(x) for x in fields[11:15]]  # utime stime cutime cstime
+        except (ValueError, IndexError):
+            continue
+        if int(name) in keep:
+            total += sum(ticks[2:])
+            continue
+        total += sum(ticks)
+        if threads:
+            rd.update(sched(name))
+    return total / CLK_TCK, rd
+
+
+def side_cpu(keep: set[int]) -> float:
+    """CPU seconds of the sandboxed side so far (see the module's docstring)."""
+    return side_usage(keep)[0]
+
+
+def starved(before: Sched, after: Sched, side_used: float, on_side: bool) -> float:
+    """The longest wait for a CPU of one thread in an interval that the sandboxed side's own processes do not explain.
+
+    While a thread waited, the CPU went to the sandboxed side's other processes and threads
+    (its own time: a command racing its own forks is not starved), to the harness, or
+    outside the container (starvation). `side_used` is what the sandboxed side used in the
+    interval; a thread of that side (`on_side`) explains none of its own waiting.
+    """
+    worst = 0.0
+    for tid, (ran, delay) in after.items():
+        ran0, delay0 = before.get(tid, (0, 0))
+        others = max(0.0, side_used - (ran - ran0) / 1e9) if on_side else side_used
+        worst = max(worst, (delay - delay0) / 1e9 - others)
+    return worst
+
+
+class SideClock:
+    """The sandboxed side's time since the clock was made: CPU seconds and active seconds.
+
+    `pid`: the one process whose threads are watched; None watches every process of the
+    sandboxed side. The measuring process's own threads are always watched. Call `tick()`
+    now and then (it returns the active seconds gained since the last tick).
+    """
+
+    def __init__(self, keep: set[int], pid: int | None = None) -> None:
+        self.keep = set(keep)
+        self.pid = pid
+        self.active = 0.0
+        self.cost = 0.0  # CPU seconds the last sample took
+        self.t = time.monotonic()
+        self.cpu0, self.side_rd = self._sample()
+        self.cpu_last = self.cpu0
+        self.own_rd = sched("self")
+
+    def _sample(self) -> tuple[float, Sched]:
+        if self.pid is None:
+            return side_usage(self.keep, threads=True)
+        return side_cpu(self.keep), sched(self.pid)
+
+    def tick(self) -> float:
+        spent = time.thread_time()
+        cpu, side_rd = self._sample()
+        own_rd = sched("self")
+        now = time.monotonic()
+        self.cost = time.thread_time() - spent
+        used = max(0.0, cpu - self.cpu_last)
+        lost = max(0.0, starved(self.side_rd, side_rd, used, True), starved(self.own_rd, own_rd, used, False))
+        gained = max(0.0, (now - self.t) - lost)
+        self.active += gained
+        self.t, self.side_rd, self.own_rd = now, side_rd or self.side_rd, own_rd
+        self.cpu_last = max(self.cpu_last, cpu)
+        return gained
+
+    @property
+    def cpu(self) -> float:
+        return self.cpu_last - self.cpu0
