@@ -47,9 +47,13 @@ from sandbox_env.sandbox.types import ExecResult, Limits, PyResult, SandboxStarv
 from sandbox_env.sandbox.usage import UsagePoint
 
 
-def _limited(request: dict[str, Any]) -> tuple[dict[str, Any], float]:
-    """A tool call's request with its wall-clock backstop, and how long the host waits for the reply."""
-    backstop = float(request["timeout"]) * CALL_BACKSTOP_FACTOR
+def _limited(request: dict[str, Any], backstop: float | None) -> tuple[dict[str, Any], float]:
+    """A tool call's request with its wall-clock backstop, and how long the host waits for the reply.
+
+    `backstop` None: CALL_BACKSTOP_FACTOR times the limit; never less than the limit.
+    """
+    limit = float(request["timeout"])
+    backstop = max(limit, limit * CALL_BACKSTOP_FACTOR if backstop is None else float(backstop))
     return {**request, "backstop": backstop}, backstop + CALL_SLACK
 
 
@@ -166,10 +170,12 @@ class SandboxBackend(ABC):
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         max_output: int | None = None,
+        backstop: float | None = None,
     ) -> ExecResult:
         """Run `cmd` (a str for bash -c, or an argv) in its own process group, killed at `timeout` of active time.
 
-        Raises SandboxStarved when the wall-clock backstop passes first.
+        Raises SandboxStarved when the wall-clock backstop (None: the default factor of
+        `timeout`) passes first.
         """
         req: dict[str, Any] = {"op": "exec", "timeout": timeout, "cwd": cwd, "env": env or {}}
         req["argv" if isinstance(cmd, list) else "command"] = cmd
@@ -177,7 +183,7 @@ class SandboxBackend(ABC):
             req["stdin_b64"] = base64.b64encode(stdin).decode()
         if max_output:
             req["max_output"] = max_output
-        req, wait = _limited(req)
+        req, wait = _limited(req, backstop)
         return _exec_result(_check_starved(sandbox_id, await self.call(sandbox_id, req, timeout=wait)))
 
     async def spawn(self, sandbox_id: str, argv: list[str], cwd: str | None = None) -> int:
@@ -223,8 +229,11 @@ class Sandbox:
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         max_output: int | None = None,
+        backstop: float | None = None,
     ) -> ExecResult:
-        return await self.backend.exec(self.id, cmd, stdin=stdin, timeout=timeout, cwd=cwd, env=env, max_output=max_output)
+        return await self.backend.exec(
+            self.id, cmd, stdin=stdin, timeout=timeout, cwd=cwd, env=env, max_output=max_output, backstop=backstop
+        )
 
     async def write_files(self, files: dict[str, bytes | str], timeout: float = FILE_IO_TIMEOUT) -> None:
         await self.backend.write_files(self.id, files, timeout)
@@ -245,15 +254,15 @@ class Sandbox:
         reply = await self.backend.call(self.id, {"op": "py_start", "preamble": preamble, "env": env or {}}, timeout)
         return reply.get("output", "")
 
-    async def run_python(self, code: str, timeout: float = 30) -> PyResult:
+    async def run_python(self, code: str, timeout: float = 30, backstop: float | None = None) -> PyResult:
         """Run a cell, interrupted at `timeout` of active time; raises SandboxStarved when the backstop passes first."""
-        request, wait = _limited({"op": "py_exec", "code": code, "timeout": timeout})
+        request, wait = _limited({"op": "py_exec", "code": code, "timeout": timeout}, backstop)
         reply = _check_starved(self.id, await self.backend.call(self.id, request, wait))
         return PyResult(reply.get("output", ""), reply.get("timed_out", False), reply.get("restarted", False))
 
     async def probe(self, name: str, timeout: float = 30) -> Any:
         """A session variable as tagged JSON (see docs/architecture.md); raises RuntimeError when unreadable."""
-        request, wait = _limited({"op": "py_probe", "name": name, "timeout": timeout})
+        request, wait = _limited({"op": "py_probe", "name": name, "timeout": timeout}, None)
         reply = _check_starved(self.id, await self.backend.call(self.id, request, wait))
         if "value" not in reply:
             raise RuntimeError(f"probe of {name!r} failed: {reply.get('output', reply)}")
