@@ -38,6 +38,7 @@ import os
 import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+WINDOW = 1.0  # seconds over which waiting for a CPU is judged (SideClock)
 
 Sched = dict[str, tuple[int, int]]  # thread id: (ns on a CPU, ns waiting for one)
 
@@ -122,7 +123,15 @@ class SideClock:
 
     `pid`: the one process whose threads are watched; None watches every process of the
     sandboxed side. The measuring process's own threads are always watched. Call `tick()`
-    now and then (it returns the active seconds gained since the last tick).
+    now and then; it returns the active seconds gained since the last tick.
+
+    Waiting is judged over windows of about WINDOW seconds, not between two ticks:
+    run_delay grows only when a waiting thread gets onto a CPU, so a wait in progress at a
+    sample is seen one sample late. Over one short interval that lag, picked up by the
+    longest wait of many threads, would make a command racing its own forks look starved;
+    over a window it is a small part. Within a window the estimate is revised at every
+    tick (so `active` may step back by a little); a thread that ended within the window
+    keeps its last reading, so its waiting still counts.
     """
 
     def __init__(self, keep: set[int], pid: int | None = None) -> None:
@@ -130,10 +139,11 @@ class SideClock:
         self.pid = pid
         self.active = 0.0
         self.cost = 0.0  # CPU seconds the last sample took
-        self.t = time.monotonic()
-        self.cpu0, self.side_rd = self._sample()
-        self.cpu_last = self.cpu0
-        self.own_rd = sched("self")
+        self._committed = 0.0  # active seconds of the windows already closed
+        cpu, side_rd = self._sample()
+        self.cpu0 = self.cpu_last = cpu
+        self._base = (time.monotonic(), cpu, side_rd, sched("self"))
+        self._latest: Sched = dict(side_rd)  # every side thread's last reading in this window
 
     def _sample(self) -> tuple[float, Sched]:
         if self.pid is None:
@@ -146,13 +156,19 @@ class SideClock:
         own_rd = sched("self")
         now = time.monotonic()
         self.cost = time.thread_time() - spent
-        used = max(0.0, cpu - self.cpu_last)
-        lost = max(0.0, starved(self.side_rd, side_rd, used, True), starved(self.own_rd, own_rd, used, False))
-        gained = max(0.0, (now - self.t) - lost)
-        self.active += gained
-        self.t, self.side_rd, self.own_rd = now, side_rd or self.side_rd, own_rd
-        self.cpu_last = max(self.cpu_last, cpu)
-        return gained
+        self.cpu_last = cpu = max(self.cpu_last, cpu)
+        t0, cpu0, side0, own0 = self._base
+        self._latest.update(side_rd)
+        used = cpu - cpu0
+        lost = max(starved(side0, self._latest, used, True), starved(own0, own_rd, used, False))
+        span = now - t0
+        before = self.active
+        self.active = self._committed + min(span, max(0.0, span - lost))
+        if span >= WINDOW:
+            self._committed = self.active
+            self._base = (now, cpu, dict(side_rd), own_rd)
+            self._latest = dict(side_rd)
+        return self.active - before
 
     @property
     def cpu(self) -> float:
