@@ -451,7 +451,10 @@ class Session:
                     "output": f"[{why} and did not stop when interrupted: "
                     "the Python session was restarted and the namespace was lost]"
                 }
-                self.start()
+                if starved:  # the host ends the rollout: no restart on a starved machine to hold up the reply
+                    self.stop()
+                else:
+                    self.start()
                 restarted = True
         if reply == self.DEAD:
             reply = {

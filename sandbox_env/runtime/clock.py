@@ -26,6 +26,14 @@ like any other when the host is busy. A thread that lived and died between two s
 is not seen: its waiting is not subtracted, which errs towards the sandboxed code's
 blame, never towards a harness fault.
 
+Threat model: the sandboxed code has read this file and would like its own timeout to
+read as the host's fault. Its waits count as starvation only while the CPU went outside
+the side (to the harness or out of the container), and it cannot send it there: the
+engine shares the CPU between containers by cgroup, so lowering its own priority (nice,
+SCHED_IDLE) only yields to its own processes and the agent, whose few milliseconds a
+sample it cannot inflate beyond 5% of a CPU (the agent spaces its samples by their cost).
+Junk it writes cannot reach this arithmetic: the readings come from /proc, not from it.
+
 Cost: one pass over /proc per sample (stat of every process, schedstat of every thread
 when the whole side is watched). Callers sample every 0.1-0.25 s, and `SideClock.cost` says
 how much CPU the last sample took, so a caller can space its samples out when the
@@ -41,6 +49,7 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 WINDOW = 1.0  # seconds over which waiting for a CPU is judged (SideClock)
 
 Sched = dict[str, tuple[int, int]]  # thread id: (ns on a CPU, ns waiting for one)
+Readings = dict[str, tuple[int, int, int, bool]]  # thread id: (ns on a CPU, ns waiting, times run, runnable)
 
 
 def stat_fields(pid: int | str) -> list[bytes] | None:
@@ -50,6 +59,27 @@ def stat_fields(pid: int | str) -> list[bytes] | None:
             return fh.read().rsplit(b")", 1)[1].split()
     except (OSError, IndexError):
         return None
+
+
+def readings(pid: int | str, fields: list[bytes] | None = None) -> Readings:
+    """Per thread of one process: schedstat (on a CPU, waiting, times run) and whether it is runnable now.
+
+    `fields`: the process's stat, already read (its state is the thread's when it has one thread).
+    """
+    out: Readings = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
+                ran, waited, count = fh.read().split()[:3]
+        except (OSError, ValueError):
+            continue
+        state = fields if fields is not None and len(tids) == 1 else stat_fields(f"{pid}/task/{tid}")
+        out[tid] = (int(ran), int(waited), int(count), bool(state) and state[0] == b"R")
+    return out
 
 
 def sched(pid: int | str) -> Sched:
@@ -69,10 +99,10 @@ def sched(pid: int | str) -> Sched:
     return out
 
 
-def side_usage(keep: set[int], threads: bool = False) -> tuple[float, Sched]:
-    """CPU seconds of the sandboxed side so far, and (when asked) the schedstat of all its threads."""
+def side_usage(keep: set[int], threads: bool = False) -> tuple[float, Readings]:
+    """CPU seconds of the sandboxed side so far, and (when asked) the readings of all its threads."""
     total = 0
-    rd: Sched = {}
+    rd: Readings = {}
     me = os.getpid()
     try:
         names = os.listdir("/proc")
@@ -93,7 +123,7 @@ def side_usage(keep: set[int], threads: bool = False) -> tuple[float, Sched]:
             continue
         total += sum(ticks)
         if threads:
-            rd.update(sched(name))
+            rd.update(readings(name, fields))
     return total / CLK_TCK, rd
 
 
@@ -140,21 +170,47 @@ class SideClock:
         self.active = 0.0
         self.cost = 0.0  # CPU seconds the last sample took
         self._committed = 0.0  # active seconds of the windows already closed
-        cpu, side_rd = self._sample()
+        self._stuck: dict[str, tuple[float, int, int]] = {}  # runnable threads: (seen since, ran, times run)
+        now = time.monotonic()
+        cpu, side_rd = self._sample(now)
         self.cpu0 = self.cpu_last = cpu
-        self._base = (time.monotonic(), cpu, side_rd, sched("self"))
+        self._base = (now, cpu, side_rd, sched("self"))
         self._latest: Sched = dict(side_rd)  # every side thread's last reading in this window
 
-    def _sample(self) -> tuple[float, Sched]:
+    def _sample(self, now: float) -> tuple[float, Sched]:
         if self.pid is None:
-            return side_usage(self.keep, threads=True)
-        return side_cpu(self.keep), sched(self.pid)
+            cpu, rd = side_usage(self.keep, threads=True)
+        else:
+            cpu, rd = side_cpu(self.keep), readings(self.pid)
+        return cpu, self._with_pending(now, rd)
+
+    def _with_pending(self, now: float, rd: Readings) -> Sched:
+        """Each thread's waiting so far, with the wait in progress that run_delay does not show yet.
+
+        A thread runnable at two samples that did not run in between (the same time on a
+        CPU, the same count of runs) waited all along: it cannot have slept, since going to
+        sleep takes running. That wait is added until the thread runs and its run_delay
+        takes it over. So a thread the host keeps off the CPU for seconds is seen waiting
+        at once, not only when it next runs.
+        """
+        out: Sched = {}
+        stuck: dict[str, tuple[float, int, int]] = {}
+        for tid, (ran, delay, count, runnable) in rd.items():
+            seen = self._stuck.get(tid)
+            if runnable and seen is not None and seen[1:] == (ran, count):
+                stuck[tid] = seen
+                delay += int((now - seen[0]) * 1e9)
+            elif runnable:
+                stuck[tid] = (now, ran, count)
+            out[tid] = (ran, delay)
+        self._stuck = stuck
+        return out
 
     def tick(self) -> float:
         spent = time.thread_time()
-        cpu, side_rd = self._sample()
-        own_rd = sched("self")
         now = time.monotonic()
+        cpu, side_rd = self._sample(now)
+        own_rd = sched("self")
         self.cost = time.thread_time() - spent
         self.cpu_last = cpu = max(self.cpu_last, cpu)
         t0, cpu0, side0, own0 = self._base
