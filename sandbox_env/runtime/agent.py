@@ -51,7 +51,10 @@ EXEC_REPLY_BUDGET = MAX_REPLY - (64 << 10)
 READ_BUDGET = (MAX_REPLY - (256 << 10)) * 3 // 4  # raw bytes of files per read reply (base64 grows by 4/3)
 IDENTITY = Identity()
 TICK = 0.2  # seconds between samples of the sandboxed side's clock while a call runs
-MAX_TICK = 1.0  # samples are spaced out (up to this) so that they take at most 5% of a CPU
+# Samples are spaced out (up to MAX_TICK) so that they take at most 5% of a CPU, and more
+# when a sample takes long on the wall clock: on a starved sandbox the agent's own CPU is
+# scarce, and its heartbeats (supervisor.Outbox) must not wait behind its sampling.
+MAX_TICK = 1.0
 
 
 def _b64(data: bytes) -> str:
@@ -108,7 +111,8 @@ class CallLimit:
             return self.end - now
         if now >= self.next_tick or now >= self.end:
             self.clock.tick()
-            self.next_tick = now + min(MAX_TICK, max(TICK, 20 * self.clock.cost))
+            took = time.monotonic() - now  # long when the agent itself waits for a CPU
+            self.next_tick = now + min(MAX_TICK, max(TICK, 20 * self.clock.cost, 10 * took))
             if self.clock.active >= self.limit:
                 self.outcome = self.TIMED_OUT
             elif now >= self.end:

@@ -170,6 +170,7 @@ class SideClock:
         self.active = 0.0
         self.cost = 0.0  # CPU seconds the last sample took
         self._committed = 0.0  # active seconds of the windows already closed
+        self._carry = 0.0  # waiting seen in a closed window beyond its length
         self._stuck: dict[str, tuple[float, int, int]] = {}  # runnable threads: (seen since, ran, times run)
         now = time.monotonic()
         cpu, side_rd = self._sample(now)
@@ -218,9 +219,13 @@ class SideClock:
         used = cpu - cpu0
         lost = max(starved(side0, self._latest, used, True), starved(own0, own_rd, used, False))
         span = now - t0
+        lost += self._carry
         before = self.active
         self.active = self._committed + min(span, max(0.0, span - lost))
         if span >= WINDOW:
+            # waits that ran into this window from the last one (seen late) may exceed it:
+            # the rest is taken from the next window, as the last one counted it active
+            self._carry = max(0.0, lost - span)
             self._committed = self.active
             self._base = (now, cpu, dict(side_rd), own_rd)
             self._latest = dict(side_rd)
