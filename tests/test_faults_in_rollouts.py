@@ -10,7 +10,7 @@ by root on the host. Stages:
   rollout's `get_model_response` is wrapped to do it first, so the moment is exact);
 - the final collect: likewise before the final answer, so the collect (orm: the probe of
   `result`; smoke: reading the file) meets the struck container.
-A rollout container starved of CPU from outside (`docker update --cpus 0.01`) before a
+A rollout container starved of CPU from outside (`docker update --cpus 0.02`) before a
 CPU-bound tool call: the call's limit counts active time, so it reaches its wall-clock
 backstop first, and the call is a harness fault, not the model's timeout.
 Every verdict: score 0.0, `scoring_error` set and `state["error"]` a `HarnessFault` (a
@@ -152,14 +152,16 @@ async def test_an_agent_stopped_from_outside_while_the_models_processes_keep_the
 async def test_a_tool_call_in_a_rollout_container_starved_from_outside_is_a_harness_fault(image, tool, tmp_path, monkeypatch):
     import websandbox
 
-    # a 3 s limit: its backstop (18 s) passes long before a hundredth of a CPU gives 3 s of active time
+    # a 3 s limit: its backstop (18 s) passes long before a fiftieth of a CPU gives 3 s of active time
     env = websandbox.load_environment(family="smoke", image=image, pool_size=0, timeout_per_command_seconds=3)
     count = "n = 0\nwhile n < 2 * 10**7: n += 1\nprint(n)"
     call = {"tool": tool, "args": {"command": f"python -c '{count}'"} if tool == "bash" else {"code": count}}
     try:
-        state = await _rollout(env, "smoke_hello", [call, SMOKE_ANSWER], tmp_path, monkeypatch, {1: starve})
+        strike = {1: lambda cid: starve(cid, 20_000_000)}
+        state = await _rollout(env, "smoke_hello", [call, SMOKE_ANSWER], tmp_path, monkeypatch, strike)
         _assert_harness_fault(state, env)
-        assert "starved of CPU" in state["scoring_error"], state["scoring_error"]
+        # the backstop, or (at such a quota) an agent that fell silent first: the harness's either way
+        assert any(why in state["scoring_error"] for why in ("starved of CPU", "stopped answering")), state["scoring_error"]
     finally:
         env.backend.teardown()
 
