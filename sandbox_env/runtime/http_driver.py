@@ -20,8 +20,8 @@ witness did not see the app send, or junk on the events pipe, is reported under
 for the witness to see the call end, so background tasks finish before the next request
 (as with the TestClient).
 
-Limits count the app's own time, not the wall clock (clock.py, shared with the agent's
-per-call limit). For each step (import, lifespan
+Limits count the app's own time, not the wall clock (clock.py's readers, shared with the
+agent's per-call limit). For each step (import, lifespan
 startup, a request, shutdown) the driver samples the app's side of the container: the CPU
 time of every process but the harness's (/proc/PID/stat, the app process and whatever it
 forked, with the children they reaped), and the app's active time, the wall time minus the
@@ -69,7 +69,7 @@ import time  # noqa: E402
 import traceback  # noqa: E402
 
 import httpx  # noqa: E402
-from clock import CLK_TCK, SideClock  # noqa: E402
+from clock import CLK_TCK, sched, side_cpu, starved  # noqa: E402
 from report_channel import grader_output_tail, open_channel  # noqa: E402
 
 RUN_DIR = "/tmp/websandbox-http"
@@ -175,16 +175,36 @@ class Stalled(Exception):
     """The run stops here; the record says what did not finish, within what, and whose fault it is."""
 
 
-class Clock(SideClock):
-    """The app's own time in one step (clock.py), watching the app's process; the run's total is kept too."""
+class Clock:
+    """The app's own time in one step: CPU seconds, and active seconds (wall minus waiting for a CPU).
+
+    CPU is that of every process on the app's side (forks included); waiting is the
+    longest wait of an app or driver thread less the CPU the app's side used meanwhile
+    (clock.py's readers and rule; judged between two samples, which keeps this driver's
+    own work per sample small on a starved container).
+    """
 
     def __init__(self, pid: int) -> None:
-        super().__init__(KEEP, pid)
+        self.pid = pid
+        self.cpu0 = self.cpu_last = side_cpu(KEEP)
+        self.active = 0.0
+        self.t = _now()
+        self.app_rd = sched(pid)
+        self.own_rd = sched("self")
 
-    def tick(self) -> float:
-        gained = super().tick()
+    def tick(self) -> None:
+        now, app_rd, own_rd, cpu = _now(), sched(self.pid), sched("self"), side_cpu(KEEP)
+        used = max(0.0, cpu - self.cpu_last)
+        lost = max(0.0, starved(self.app_rd, app_rd, used, True), starved(self.own_rd, own_rd, used, False))
+        gained = max(0.0, (now - self.t) - lost)
+        self.active += gained
         _run["active"] += gained
-        return gained
+        self.t, self.app_rd, self.own_rd = now, app_rd or self.app_rd, own_rd
+        self.cpu_last = max(self.cpu_last, cpu)
+
+    @property
+    def cpu(self) -> float:
+        return self.cpu_last - self.cpu0
 
 
 def pump() -> None:
