@@ -41,6 +41,12 @@ AGENT_ARGV = [CONTAINER_PYTHON, "-S", "-u", f"{CONTAINER_RUNTIME}/agent.py"]
 # The host waits this long past an in-container limit before it calls the agent lost:
 # the agent enforces the limit itself and needs time to kill, collect and answer.
 CALL_SLACK = 15.0
+# A tool call's limit counts the sandbox's active time (runtime/agent.py, CallLimit); the
+# agent ends a call as starved (a harness fault) when this many limits of wall clock pass
+# first. The host waits CALL_BACKSTOP_FACTOR * limit + CALL_SLACK for the reply. Not 4:
+# the default budget (4 sandboxes a core, sandbox/budget.py) all busy gives each a quarter
+# of a core, which would put a CPU-bound command exactly at a backstop of 4 limits.
+CALL_BACKSTOP_FACTOR = 6.0
 READY_TIMEOUT = 60.0  # a new sandbox's agent must answer within this
 SPAWN_TIMEOUT = 30.0  # starting a grader program
 FILE_IO_TIMEOUT = 60.0  # writing or reading files

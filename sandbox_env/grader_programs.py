@@ -7,6 +7,9 @@ therefore not in the image: the host writes them into a grading container, under
 GRADER_DIR, just before it starts one of them (grading.Grader.run_program), and a
 rollout container never receives them. The image keeps only what rollouts need: the
 agent, the Python session, the orm fixture project, and the build-time preparation.
+The modules both sides import (SHARED_RUNTIME: the sandboxed side's clock, which holds
+no secret) are in the image and are shipped with the grader programs too, so a grader
+never depends on which image it runs in.
 
 A grading container is fresh and runs no submission code before the grader has read
 its programs; the submission could rewrite the files in GRADER_DIR afterwards (it runs
@@ -21,7 +24,8 @@ from pathlib import Path
 
 from sandbox_env.constants import RUNTIME_DIR
 
-IMAGE_RUNTIME = ("agent.py", "supervisor.py", "session.py", "prepare_image.py", "orm_fixture")
+SHARED_RUNTIME = ("clock.py",)
+IMAGE_RUNTIME = ("agent.py", "supervisor.py", "session.py", "prepare_image.py", "orm_fixture", *SHARED_RUNTIME)
 GRADER_DIR = "/tmp/websandbox-grader"
 
 
@@ -39,8 +43,8 @@ def image_runtime_files() -> list[Path]:
 
 
 def grader_paths() -> list[Path]:
-    """The runtime files that only grading containers get."""
-    return sorted(p for p in RUNTIME_DIR.iterdir() if _wanted(p) and p.name not in IMAGE_RUNTIME)
+    """The runtime files that grading containers get: those not in the image, and the shared modules."""
+    return sorted(p for p in RUNTIME_DIR.iterdir() if _wanted(p) and (p.name not in IMAGE_RUNTIME or p.name in SHARED_RUNTIME))
 
 
 @functools.cache

@@ -60,14 +60,14 @@ def stop_agent(cid: str) -> None:
     os.kill(agent_pid(cid), signal.SIGSTOP)
 
 
-def starve(cid: str) -> None:
-    """`docker update --cpus 0.01`: the container's CPU limit cut to a hundredth of a CPU.
+def starve(cid: str, nano_cpus: int = STARVED_NANO_CPUS) -> None:
+    """`docker update --cpus 0.01`: the container's CPU limit cut to a hundredth of a CPU (or `nano_cpus`).
 
     The SDK's `update_container` has no `NanoCpus` (and the engine refuses a CFS period on
     a container made with one), so the engine's update endpoint is called as the CLI does.
     """
     c = api()
-    c._raise_for_status(c._post_json(c._url("/containers/{0}/update", cid), data={"NanoCpus": STARVED_NANO_CPUS}))
+    c._raise_for_status(c._post_json(c._url("/containers/{0}/update", cid), data={"NanoCpus": nano_cpus}))
 
 
 FAULTS = {"docker kill": kill, "docker rm -f": remove, "docker pause": pause, "SIGSTOP to the agent": stop_agent}

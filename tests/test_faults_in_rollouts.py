@@ -10,6 +10,9 @@ by root on the host. Stages:
   rollout's `get_model_response` is wrapped to do it first, so the moment is exact);
 - the final collect: likewise before the final answer, so the collect (orm: the probe of
   `result`; smoke: reading the file) meets the struck container.
+A rollout container starved of CPU from outside (`docker update --cpus 0.02`) before a
+CPU-bound tool call: the call's limit counts active time, so it reaches its wall-clock
+backstop first, and the call is a harness fault, not the model's timeout.
 Every verdict: score 0.0, `scoring_error` set and `state["error"]` a `HarnessFault` (a
 `vf.InfraError`), and no container left behind.
 
@@ -25,7 +28,7 @@ import json
 
 import pytest
 import verifiers as vf
-from fault_kit import FAULTS, Injector, kill, leftovers, stop_agent
+from fault_kit import FAULTS, Injector, kill, leftovers, starve, stop_agent
 from verifiers.types import ClientConfig
 
 from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
@@ -143,6 +146,24 @@ async def test_an_agent_stopped_from_outside_while_the_models_processes_keep_the
     assert state["sandbox_state"]["replaced"] == 0, "the harness's SIGSTOP was taken for the model's own doing"
     _assert_harness_fault(state, env)
     assert "stopped by a signal from outside" in state["scoring_error"], state["scoring_error"]
+
+
+@pytest.mark.parametrize("tool", ["bash", "execute_code"])
+async def test_a_tool_call_in_a_rollout_container_starved_from_outside_is_a_harness_fault(image, tool, tmp_path, monkeypatch):
+    import websandbox
+
+    # a 3 s limit: its backstop (18 s) passes long before a fiftieth of a CPU gives 3 s of active time
+    env = websandbox.load_environment(family="smoke", image=image, pool_size=0, timeout_per_command_seconds=3)
+    count = "n = 0\nwhile n < 2 * 10**7: n += 1\nprint(n)"
+    call = {"tool": tool, "args": {"command": f"python -c '{count}'"} if tool == "bash" else {"code": count}}
+    try:
+        strike = {1: lambda cid: starve(cid, 20_000_000)}
+        state = await _rollout(env, "smoke_hello", [call, SMOKE_ANSWER], tmp_path, monkeypatch, strike)
+        _assert_harness_fault(state, env)
+        # the backstop, or (at such a quota) an agent that fell silent first: the harness's either way
+        assert any(why in state["scoring_error"] for why in ("starved of CPU", "stopped answering")), state["scoring_error"]
+    finally:
+        env.backend.teardown()
 
 
 @pytest.mark.parametrize("times", [1, 2])

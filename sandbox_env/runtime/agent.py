@@ -1,10 +1,22 @@
 """The in-container agent: one process per sandbox, reached over a kept-open attach stream.
 
 Requests and responses are JSON lines on stdin/stdout, one request at a time; every
-reply carries the request's id. Commands run in their own process group with a
-deadline and an output cap; the persistent Python session is a child process
+reply carries the request's id. Commands run in their own process group with a time
+limit and an output cap; the persistent Python session is a child process
 (session.py) that the agent starts, interrupts and restarts. Who the agent is, and how
 it keeps out of the sandboxed code's reach, is in supervisor.py.
+
+Time limits (`CallLimit`). A request that carries a `backstop` (the host's tool calls:
+`exec`, `py_exec`, `py_probe`) has its `timeout` counted on the sandboxed side's active
+time (clock.py: the wall time minus the time its threads, or the agent's, waited for a
+CPU that the sandboxed side's own processes did not use), sampled every `TICK` seconds.
+When that passes the limit, the command's group is killed (the cell interrupted) and the
+reply says `timed_out`: the model's. A command that sleeps, or busy-loops, or races its
+own forks for the CPU, is active and times out at its limit as on an idle machine. When
+the wall-clock backstop passes first, the sandbox was starved by the host: the call ends
+the same way, and the reply carries `starved` (wall, active and CPU seconds), which the
+host takes for a harness fault, never for the model's timeout. A request without a
+backstop (a grader program, which the host judges itself) counts the wall clock.
 
 The session's replies are bound to their requests too: each request to the session
 carries a fresh random id, and a line on the session's reply pipe that is not the
@@ -28,6 +40,7 @@ import sys
 import time
 from pathlib import Path
 
+from clock import SideClock, stat_fields
 from supervisor import MAX_REPLY, Identity, LineReader, Outbox, write_all
 
 HERE = Path(__file__).resolve().parent
@@ -37,6 +50,11 @@ SESSION_LINE_MAX = 8 << 20  # the session keeps its own replies under 4 MiB (ses
 EXEC_REPLY_BUDGET = MAX_REPLY - (64 << 10)
 READ_BUDGET = (MAX_REPLY - (256 << 10)) * 3 // 4  # raw bytes of files per read reply (base64 grows by 4/3)
 IDENTITY = Identity()
+TICK = 0.2  # seconds between samples of the sandboxed side's clock while a call runs
+# Samples are spaced out (up to MAX_TICK) so that they take at most 5% of a CPU, and more
+# when a sample takes long on the wall clock: on a starved sandbox the agent's own CPU is
+# scarce, and its heartbeats (supervisor.Outbox) must not wait behind its sampling.
+MAX_TICK = 1.0
 
 
 def _b64(data: bytes) -> str:
@@ -50,11 +68,73 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def _drain(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int) -> tuple[bytes, bytes, int, bool]:
-    """Feed stdin, read both pipes up to cap bytes each; stop at the deadline.
+def _harness_pids() -> set[int]:
+    """The agent and the processes above it (docker-init): everything else in the container is the sandbox's."""
+    pids, pid = {os.getpid()}, os.getpid()
+    while pid > 1:
+        fields = stat_fields(pid)
+        try:
+            pid = int(fields[1]) if fields else 1
+        except (ValueError, IndexError):
+            break
+        pids.add(pid)
+    return pids
+
+
+class CallLimit:
+    """One call's time limit: on the sandboxed side's active time with a wall-clock backstop, or on the wall clock.
+
+    It is the deadline that every wait of the call uses (supervisor.time_left): `remaining()`
+    samples the clock when a sample is due and returns how long to wait before looking
+    again, or 0 once the call is over; `outcome` then says whose end it is.
+    """
+
+    TIMED_OUT = "timed out"  # the limit passed: the model's
+    STARVED = "starved"  # the backstop passed first: the host's load
+
+    def __init__(self, limit: float, backstop: float | None = None) -> None:
+        self.limit = limit
+        self.started = time.monotonic()
+        self.end = self.started + max(limit, float(backstop or 0))
+        self.clock = SideClock(_harness_pids()) if backstop else None
+        self.next_tick = self.started + TICK
+        self.outcome: str | None = None
+
+    def remaining(self) -> float:
+        if self.outcome is not None:
+            return 0.0
+        now = time.monotonic()
+        if self.clock is None:
+            if now >= self.end:
+                self.outcome = self.TIMED_OUT
+                return 0.0
+            return self.end - now
+        if now >= self.next_tick or now >= self.end:
+            self.clock.tick()
+            took = time.monotonic() - now  # long when the agent itself waits for a CPU
+            self.next_tick = now + min(MAX_TICK, max(TICK, 20 * self.clock.cost, 10 * took))
+            if self.clock.active >= self.limit:
+                self.outcome = self.TIMED_OUT
+            elif now >= self.end:
+                self.outcome = self.STARVED
+            if self.outcome is not None:
+                return 0.0
+        return max(0.001, min(self.next_tick, self.end) - now)
+
+    def report(self) -> dict:
+        """What the sandbox got of the call's wall time (the evidence in a `starved` reply)."""
+        out = {"limit": self.limit, "wall": round(time.monotonic() - self.started, 3)}
+        if self.clock is not None:
+            out.update(active=round(self.clock.active, 3), cpu=round(self.clock.cpu, 3))
+        return out
+
+
+def _drain(proc: subprocess.Popen, stdin: bytes, limit: CallLimit, cap: int) -> tuple[bytes, bytes, int, str | None]:
+    """Feed stdin, read both pipes up to cap bytes each; stop when the limit says the call is over.
 
     Once the main process has exited, a background child that keeps the pipes open
-    gets a short grace, then the call returns without waiting for it.
+    gets a short grace, then the call returns without waiting for it. The last item is
+    the limit's outcome when it ended a command still running (its group is killed), else None.
     """
     sel = selectors.DefaultSelector()
     bufs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
@@ -69,18 +149,19 @@ def _drain(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int) -> t
             sel.register(proc.stdin, selectors.EVENT_WRITE)
         else:
             proc.stdin.close()
-    timed_out = False
+    ended: str | None = None
     exited_at: float | None = None
     while sel.get_map():
-        now = time.monotonic()
-        if now >= deadline:
-            timed_out = proc.poll() is None
+        left = limit.remaining()
+        if left <= 0:
+            ended = limit.outcome if proc.poll() is None else None
             break
+        now = time.monotonic()
         if exited_at is None and proc.poll() is not None:
             exited_at = now
         if exited_at is not None and now - exited_at > 0.2:
             break
-        wait = min(deadline - now, 0.05 if exited_at is None else 0.02)
+        wait = min(left, 0.05 if exited_at is None else 0.02)
         for key, _ in sel.select(timeout=max(wait, 0.001)):
             stream = key.fileobj
             if stream is proc.stdin:
@@ -106,12 +187,12 @@ def _drain(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int) -> t
                 buf.extend(chunk[:room])
             dropped += max(0, len(chunk) - max(room, 0))
     sel.close()
-    if timed_out:
+    if ended is not None:
         _kill_group(proc)
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None and not stream.closed:
             stream.close()
-    return bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr]), dropped, timed_out
+    return bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr]), dropped, ended
 
 
 def _spawn(argv: list[str], **kwargs) -> subprocess.Popen:
@@ -139,25 +220,28 @@ def _popen(req: dict) -> subprocess.Popen | dict:
 
 def _finish(proc: subprocess.Popen, req: dict) -> dict:
     """Feed the request's stdin, collect output until exit or the deadline, reap the group."""
-    timeout = float(req.get("timeout") or 30)
+    limit = CallLimit(float(req.get("timeout") or 30), req.get("backstop"))
     cap = int(req.get("max_output") or DEFAULT_MAX_OUTPUT)
     stdin = base64.b64decode(req.get("stdin_b64") or "")
-    out, err, dropped, timed_out = _drain(proc, stdin, time.monotonic() + timeout, cap)
+    out, err, dropped, ended = _drain(proc, stdin, limit, cap)
     try:
         code = proc.wait(timeout=2)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         code = proc.wait()
-    if not timed_out:
+    if ended is None:
         _kill_group(proc)  # nothing of a finished command lingers in its group
     texts, cut = _fit([out.decode("utf-8", "replace"), err.decode("utf-8", "replace")], EXEC_REPLY_BUDGET)
-    return {
+    reply = {
         "stdout": texts[0],
         "stderr": texts[1],
-        "exit_code": -9 if timed_out else code,
-        "timed_out": timed_out,
+        "exit_code": -9 if ended else code,
+        "timed_out": ended == CallLimit.TIMED_OUT,
         "truncated": dropped + cut,
     }
+    if ended == CallLimit.STARVED:
+        reply["starved"] = limit.report()
+    return reply
 
 
 def _fit(texts: list[str], budget: int) -> tuple[list[str], int]:
@@ -293,7 +377,7 @@ class Session:
             stderr=subprocess.DEVNULL,
         )
         self.reader = LineReader(self.proc.stdout.fileno(), SESSION_LINE_MAX)
-        reply, _ = self._call({"op": "init", "preamble": self.preamble}, timeout=60)
+        reply, _ = self._call({"op": "init", "preamble": self.preamble}, CallLimit(60))
         if not isinstance(reply, dict):
             self.stop()  # the next call starts afresh
             return {"error": "the Python session did not start"}
@@ -312,8 +396,8 @@ class Session:
             self.proc = None
             self.reader = None
 
-    def _recv(self, rid: str, deadline: float) -> dict | str:
-        """The reply carrying `rid`; every other line on the pipe is junk, counted by the reader."""
+    def _recv(self, rid: str, deadline) -> dict | str:
+        """The reply carrying `rid` by `deadline` (a CallLimit or a monotonic time); other lines are junk."""
         assert self.reader is not None
         while True:
             line = self.reader.read(deadline)
@@ -331,13 +415,12 @@ class Session:
             if rid.encode() in line:
                 return self.LOST
 
-    def _call(self, msg: dict, timeout: float) -> tuple[dict | str, str]:
+    def _call(self, msg: dict, limit: CallLimit) -> tuple[dict | str, str]:
         assert self.proc is not None and self.proc.stdin is not None
         rid = secrets.token_hex(16)
-        deadline = time.monotonic() + timeout
-        if not write_all(self.proc.stdin.fileno(), json.dumps({**msg, "id": rid}).encode() + b"\n", deadline):
+        if not write_all(self.proc.stdin.fileno(), json.dumps({**msg, "id": rid}).encode() + b"\n", limit):
             return (self.DEAD if self.proc.poll() is not None else self.TIMEOUT), rid
-        return self._recv(rid, deadline), rid
+        return self._recv(rid, limit), rid
 
     def run(self, req: dict) -> dict:
         notes: list[str] = []
@@ -351,26 +434,31 @@ class Session:
                 notes.append("[the Python session had exited and was restarted: the namespace was lost]\n")
                 restarted = True
         timeout = float(req.get("timeout") or 30)
-        msg = {k: v for k, v in req.items() if k not in ("id", "timeout")}
-        reply, rid = self._call(msg, timeout)
-        timed_out = False
+        limit = CallLimit(timeout, req.get("backstop"))
+        msg = {k: v for k, v in req.items() if k not in ("id", "timeout", "backstop")}
+        reply, rid = self._call(msg, limit)
+        timed_out = starved = False
         if reply == self.TIMEOUT:  # past the limit: interrupt the cell, keep the namespace if we can
-            timed_out = True
+            starved = limit.outcome == CallLimit.STARVED
+            timed_out = not starved
+            evidence = limit.report()
+            why = f"the sandbox was starved of CPU by the host ({evidence})" if starved else f"timed out after {timeout:g}s"
             try:
                 os.kill(self.proc.pid, signal.SIGINT)
             except ProcessLookupError:
                 pass
             reply = self._recv(rid, time.monotonic() + 2.0)
             if isinstance(reply, dict):
-                reply["output"] = _text(reply.get("output")) + (
-                    f"\n[timed out after {timeout:g}s: the cell was interrupted; the namespace is kept]"
-                )
+                reply["output"] = _text(reply.get("output")) + f"\n[{why}: the cell was interrupted; the namespace is kept]"
             elif reply in (self.TIMEOUT, self.DEAD):
                 reply = {
-                    "output": f"[timed out after {timeout:g}s and did not stop when interrupted: "
+                    "output": f"[{why} and did not stop when interrupted: "
                     "the Python session was restarted and the namespace was lost]"
                 }
-                self.start()
+                if starved:  # the host ends the rollout: no restart on a starved machine to hold up the reply
+                    self.stop()
+                else:
+                    self.start()
                 restarted = True
         if reply == self.DEAD:
             reply = {
@@ -391,6 +479,8 @@ class Session:
             self.start()
             restarted = True
         out = {"output": "".join(notes) + _text(reply.get("output")), "timed_out": timed_out, "restarted": restarted}
+        if starved:
+            out["starved"] = evidence
         if req["op"] == "probe" and "value" in reply and not reply.get("output"):
             out["value"] = reply["value"]
         return out

@@ -20,7 +20,8 @@ witness did not see the app send, or junk on the events pipe, is reported under
 for the witness to see the call end, so background tasks finish before the next request
 (as with the TestClient).
 
-Limits count the app's own time, not the wall clock. For each step (import, lifespan
+Limits count the app's own time, not the wall clock (clock.py's readers, shared with the
+agent's per-call limit). For each step (import, lifespan
 startup, a request, shutdown) the driver samples the app's side of the container: the CPU
 time of every process but the harness's (/proc/PID/stat, the app process and whatever it
 forked, with the children they reaped), and the app's active time, the wall time minus the
@@ -68,6 +69,7 @@ import time  # noqa: E402
 import traceback  # noqa: E402
 
 import httpx  # noqa: E402
+from clock import CLK_TCK, sched, side_cpu, starved  # noqa: E402
 from report_channel import grader_output_tail, open_channel  # noqa: E402
 
 RUN_DIR = "/tmp/websandbox-http"
@@ -77,7 +79,6 @@ MAX_ITEMS = 100_000
 PUMP_BYTES = 1 << 20
 TICK = 0.1  # how often a waiting driver samples the app's clock
 STARTUP_FACTOR = 3  # import + lifespan startup may take this many request limits
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 _now = time.monotonic
 
 
@@ -174,95 +175,28 @@ class Stalled(Exception):
     """The run stops here; the record says what did not finish, within what, and whose fault it is."""
 
 
-def _stat_fields(pid: int | str) -> list[bytes] | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def _app_side_cpu() -> float:
-    """CPU seconds of the app's side of the container so far: every process but the harness's.
-
-    Live and zombie processes outside KEEP count with the children they reaped; the
-    harness's processes (pid 1, the agent, the app host) count only with what they reaped
-    (app processes, orphans). So the CPU of a process the app started, forked or
-    double-forked is counted however short its life; the driver's own is not.
-    """
-    total = 0
-    me = os.getpid()
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return 0.0
-    for name in names:
-        if not name.isdigit() or int(name) == me:
-            continue
-        fields = _stat_fields(name)
-        if fields is None:
-            continue
-        try:
-            ticks = [int(x) for x in fields[11:15]]  # utime stime cutime cstime
-        except (ValueError, IndexError):
-            continue
-        total += sum(ticks[2:]) if int(name) in KEEP else sum(ticks)
-    return total / CLK_TCK
-
-
-def _sched(pid: int | str) -> dict[str, tuple[int, int]]:
-    """Per thread: nanoseconds on a CPU and nanoseconds waiting for one (schedstat)."""
-    out: dict[str, tuple[int, int]] = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
-                ran, waited = fh.read().split()[:2]
-            out[tid] = (int(ran), int(waited))
-        except (OSError, ValueError):
-            pass
-    return out
-
-
-def _starved(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]], app_cpu: float, app: bool) -> float:
-    """The longest wait for a CPU of one thread in an interval that the app's own processes do not explain.
-
-    While a thread waited, the CPU went to the app's other processes and threads (the
-    app's time: a handler racing its own forks is not starved), to the harness, or
-    outside the container (starvation). `app_cpu` is what the app's side used in the
-    interval; an app thread's own share of it explains none of its waiting.
-    """
-    worst = 0.0
-    for tid, (ran, delay) in after.items():
-        ran0, delay0 = before.get(tid, (0, 0))
-        others = max(0.0, app_cpu - (ran - ran0) / 1e9) if app else app_cpu
-        worst = max(worst, (delay - delay0) / 1e9 - others)
-    return worst
-
-
 class Clock:
     """The app's own time in one step: CPU seconds, and active seconds (wall minus waiting for a CPU).
 
     CPU is that of every process on the app's side (forks included); waiting is the
-    longest wait of an app or driver thread less the CPU the app's side used meanwhile.
+    longest wait of an app or driver thread less the CPU the app's side used meanwhile
+    (clock.py's readers and rule; judged between two samples, which keeps this driver's
+    own work per sample small on a starved container).
     """
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
-        self.cpu0 = self.cpu_last = _app_side_cpu()
+        self.cpu0 = self.cpu_last = side_cpu(KEEP)
         self.active = 0.0
         self.t = _now()
-        self.app_rd = _sched(pid)
-        self.own_rd = _sched("self")
+        self.app_rd = sched(pid)
+        self.own_rd = sched("self")
 
     def tick(self) -> None:
-        now, app_rd, own_rd, cpu = _now(), _sched(self.pid), _sched("self"), _app_side_cpu()
+        now, app_rd, own_rd, cpu = _now(), sched(self.pid), sched("self"), side_cpu(KEEP)
         used = max(0.0, cpu - self.cpu_last)
-        starved = max(0.0, _starved(self.app_rd, app_rd, used, True), _starved(self.own_rd, own_rd, used, False))
-        gained = max(0.0, (now - self.t) - starved)
+        lost = max(0.0, starved(self.app_rd, app_rd, used, True), starved(self.own_rd, own_rd, used, False))
+        gained = max(0.0, (now - self.t) - lost)
         self.active += gained
         _run["active"] += gained
         self.t, self.app_rd, self.own_rd = now, app_rd or self.app_rd, own_rd

@@ -166,19 +166,13 @@ def _stand_in(reply: dict, data: bytes | None) -> dict:
     output is cut; anything else (a host request asking for too much) is an error.
     """
     why = "could not be encoded" if data is None else f"was {len(data)} bytes, over the limit of {MAX_REPLY}"
+    flags = {"timed_out": bool(reply.get("timed_out")), "restarted": bool(reply.get("restarted"))}
+    if isinstance(reply.get("starved"), dict):  # the agent's own measurement, small and plain
+        flags["starved"] = reply["starved"]
     if "value" in reply:
-        return {
-            "value": {"other": "too large", "repr": f"the reply {why}"},
-            "output": "",
-            "timed_out": bool(reply.get("timed_out")),
-            "restarted": bool(reply.get("restarted")),
-        }
+        return {"value": {"other": "too large", "repr": f"the reply {why}"}, "output": "", **flags}
     if isinstance(reply.get("output"), str):
-        return {
-            "output": reply["output"][: MAX_REPLY // 16] + f"\n[the output was cut: the reply {why}]",
-            "timed_out": bool(reply.get("timed_out")),
-            "restarted": bool(reply.get("restarted")),
-        }
+        return {"output": reply["output"][: MAX_REPLY // 16] + f"\n[the output was cut: the reply {why}]", **flags}
     return {"error": f"the reply to this request {why}: ask for less (fewer or smaller files, a lower max_output)"}
 
 
@@ -199,8 +193,8 @@ class LineReader:
         self.junk = 0  # bytes skipped or not parsed as a line the caller wanted
         os.set_blocking(fd, False)
 
-    def read(self, deadline: float):
-        """One line (bytes, without its newline), or EOF, or TIMEOUT at the deadline."""
+    def read(self, deadline):
+        """One line (bytes, without its newline), or EOF, or TIMEOUT at the deadline (see `time_left`)."""
         sel = selectors.DefaultSelector()
         sel.register(self.fd, selectors.EVENT_READ)
         try:
@@ -217,7 +211,7 @@ class LineReader:
                     self.junk += len(self.buf)
                     self.buf.clear()
                     self.scanned = 0
-                remaining = deadline - time.monotonic()
+                remaining = time_left(deadline)
                 if remaining <= 0:
                     return self.TIMEOUT
                 if not sel.select(timeout=remaining):
@@ -233,15 +227,27 @@ class LineReader:
             sel.close()
 
 
-def write_all(fd: int, data: bytes, deadline: float) -> bool:
-    """Write to a non-blocking pipe until done or the deadline; False when it could not be written."""
+def time_left(deadline) -> float:
+    """Seconds to wait before looking again, 0 or less once `deadline` has passed.
+
+    `deadline` is a time.monotonic() value, or an object whose `remaining()` says (the
+    agent's per-call limit on the sandboxed side's active time, which must be looked at
+    now and then while the call waits).
+    """
+    if isinstance(deadline, (int, float)):
+        return deadline - time.monotonic()
+    return deadline.remaining()
+
+
+def write_all(fd: int, data: bytes, deadline) -> bool:
+    """Write to a non-blocking pipe until done or the deadline (see `time_left`); False when it could not be written."""
     os.set_blocking(fd, False)
     view = memoryview(data)
     sel = selectors.DefaultSelector()
     sel.register(fd, selectors.EVENT_WRITE)
     try:
         while view:
-            remaining = deadline - time.monotonic()
+            remaining = time_left(deadline)
             if remaining <= 0:
                 return False
             if not sel.select(timeout=remaining):

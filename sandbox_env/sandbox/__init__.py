@@ -1,7 +1,15 @@
 """Sandboxes: one small interface (interface.py) and its backends beside it (docker/)."""
 
 from sandbox_env.sandbox.interface import Sandbox, SandboxBackend
-from sandbox_env.sandbox.types import ExecResult, Limits, PyResult, SandboxEndedFromInside, SandboxError, Usage
+from sandbox_env.sandbox.types import (
+    ExecResult,
+    Limits,
+    PyResult,
+    SandboxEndedFromInside,
+    SandboxError,
+    SandboxStarved,
+    Usage,
+)
 
 __all__ = [
     "ExecResult",
@@ -11,5 +19,6 @@ __all__ = [
     "SandboxBackend",
     "SandboxEndedFromInside",
     "SandboxError",
+    "SandboxStarved",
     "Usage",
 ]

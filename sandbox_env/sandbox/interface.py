@@ -14,6 +14,12 @@ warm pool when one is kept for that image) and removes it on every exit path.
 Every sandbox a backend holds counts against the host's container budget (budget.py):
 `create` waits for a slot (pool refills only for a spare one) and `delete` gives it back.
 
+Time limits: `exec`, `run_python` and `probe` count their `timeout` on the sandbox's
+active time, with a wall-clock backstop of CALL_BACKSTOP_FACTOR limits (the agent's
+CallLimit); a call that reaches the backstop before its limit raises `SandboxStarved`,
+a harness fault. `feed` (a grader program) counts the wall clock: grading judges its own
+runs (grading.py, blame.py).
+
 Evidence: `usage_point` reads what a sandbox has consumed so far (CPU time, CPU pressure,
 limit events; sandbox/usage.py, judged by blame.py); a backend that cannot measure returns
 None, which never counts against the submission. A lost agent is reported as
@@ -28,10 +34,41 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from sandbox_env.constants import CALL_SLACK, FILE_IO_TIMEOUT, SESSION_START_TIMEOUT, SPAWN_TIMEOUT
+from sandbox_env.constants import (
+    CALL_BACKSTOP_FACTOR,
+    CALL_SLACK,
+    FILE_IO_TIMEOUT,
+    SESSION_START_TIMEOUT,
+    SPAWN_TIMEOUT,
+    short,
+)
 from sandbox_env.sandbox.pool import WarmPool
-from sandbox_env.sandbox.types import ExecResult, Limits, PyResult
+from sandbox_env.sandbox.types import ExecResult, Limits, PyResult, SandboxStarved
 from sandbox_env.sandbox.usage import UsagePoint
+
+
+def _limited(request: dict[str, Any], backstop: float | None) -> tuple[dict[str, Any], float]:
+    """A tool call's request with its wall-clock backstop, and how long the host waits for the reply.
+
+    `backstop` None: CALL_BACKSTOP_FACTOR times the limit; never less than the limit.
+    """
+    limit = float(request["timeout"])
+    backstop = max(limit, limit * CALL_BACKSTOP_FACTOR if backstop is None else float(backstop))
+    return {**request, "backstop": backstop}, backstop + CALL_SLACK
+
+
+def _check_starved(sandbox_id: str, reply: dict[str, Any]) -> dict[str, Any]:
+    """The reply, unless the agent ended the call because the host starved the sandbox."""
+    evidence = reply.get("starved")
+    if isinstance(evidence, dict):
+        raise SandboxStarved(
+            f"sandbox {short(sandbox_id)} was starved of CPU: in {evidence.get('wall')} s of wall clock its processes "
+            f"were active {evidence.get('active')} s (CPU {evidence.get('cpu')} s) of the call's {evidence.get('limit')} s "
+            "limit, so the call was ended by its wall-clock backstop. The host is overloaded: lower the concurrency "
+            "(-c, max_sandboxes) or give the containers more CPU.",
+            evidence,
+        )
+    return reply
 
 
 def _exec_result(reply: dict[str, Any]) -> ExecResult:
@@ -133,15 +170,21 @@ class SandboxBackend(ABC):
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         max_output: int | None = None,
+        backstop: float | None = None,
     ) -> ExecResult:
-        """Run `cmd` (a str for bash -c, or an argv) in its own process group, killed at `timeout`."""
+        """Run `cmd` (a str for bash -c, or an argv) in its own process group, killed at `timeout` of active time.
+
+        Raises SandboxStarved when the wall-clock backstop (None: the default factor of
+        `timeout`) passes first.
+        """
         req: dict[str, Any] = {"op": "exec", "timeout": timeout, "cwd": cwd, "env": env or {}}
         req["argv" if isinstance(cmd, list) else "command"] = cmd
         if stdin:
             req["stdin_b64"] = base64.b64encode(stdin).decode()
         if max_output:
             req["max_output"] = max_output
-        return _exec_result(await self.call(sandbox_id, req, timeout=timeout + CALL_SLACK))
+        req, wait = _limited(req, backstop)
+        return _exec_result(_check_starved(sandbox_id, await self.call(sandbox_id, req, timeout=wait)))
 
     async def spawn(self, sandbox_id: str, argv: list[str], cwd: str | None = None) -> int:
         """Start a program that waits for its stdin; finish it later with feed()."""
@@ -186,8 +229,11 @@ class Sandbox:
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         max_output: int | None = None,
+        backstop: float | None = None,
     ) -> ExecResult:
-        return await self.backend.exec(self.id, cmd, stdin=stdin, timeout=timeout, cwd=cwd, env=env, max_output=max_output)
+        return await self.backend.exec(
+            self.id, cmd, stdin=stdin, timeout=timeout, cwd=cwd, env=env, max_output=max_output, backstop=backstop
+        )
 
     async def write_files(self, files: dict[str, bytes | str], timeout: float = FILE_IO_TIMEOUT) -> None:
         await self.backend.write_files(self.id, files, timeout)
@@ -208,15 +254,16 @@ class Sandbox:
         reply = await self.backend.call(self.id, {"op": "py_start", "preamble": preamble, "env": env or {}}, timeout)
         return reply.get("output", "")
 
-    async def run_python(self, code: str, timeout: float = 30) -> PyResult:
-        request = {"op": "py_exec", "code": code, "timeout": timeout}
-        reply = await self.backend.call(self.id, request, timeout + CALL_SLACK)
+    async def run_python(self, code: str, timeout: float = 30, backstop: float | None = None) -> PyResult:
+        """Run a cell, interrupted at `timeout` of active time; raises SandboxStarved when the backstop passes first."""
+        request, wait = _limited({"op": "py_exec", "code": code, "timeout": timeout}, backstop)
+        reply = _check_starved(self.id, await self.backend.call(self.id, request, wait))
         return PyResult(reply.get("output", ""), reply.get("timed_out", False), reply.get("restarted", False))
 
     async def probe(self, name: str, timeout: float = 30) -> Any:
         """A session variable as tagged JSON (see docs/architecture.md); raises RuntimeError when unreadable."""
-        request = {"op": "py_probe", "name": name, "timeout": timeout}
-        reply = await self.backend.call(self.id, request, timeout + CALL_SLACK)
+        request, wait = _limited({"op": "py_probe", "name": name, "timeout": timeout}, None)
+        reply = _check_starved(self.id, await self.backend.call(self.id, request, wait))
         if "value" not in reply:
             raise RuntimeError(f"probe of {name!r} failed: {reply.get('output', reply)}")
         return reply["value"]

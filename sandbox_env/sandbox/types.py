@@ -7,7 +7,16 @@ from dataclasses import dataclass
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.sandbox.usage import Usage, UsageTrace
 
-__all__ = ["ExecResult", "Limits", "PyResult", "SandboxEndedFromInside", "SandboxError", "Usage", "UsageTrace"]
+__all__ = [
+    "ExecResult",
+    "Limits",
+    "PyResult",
+    "SandboxEndedFromInside",
+    "SandboxError",
+    "SandboxStarved",
+    "Usage",
+    "UsageTrace",
+]
 
 
 class SandboxError(RuntimeError):
@@ -24,6 +33,20 @@ class SandboxEndedFromInside(SandboxError):
     """
 
     def __init__(self, message: str, evidence: str) -> None:
+        super().__init__(message)
+        self.evidence = evidence
+
+
+class SandboxStarved(SandboxError):
+    """A tool call's wall-clock backstop passed while its sandbox was active for less than the call's limit.
+
+    The host's load kept the sandbox off the CPU (runtime/agent.py, CallLimit): the call
+    did not get the time its limit promises, so ending it is a harness fault, never the
+    model's timeout. `evidence` holds the agent's measurement (limit, wall, active and CPU
+    seconds).
+    """
+
+    def __init__(self, message: str, evidence: dict) -> None:
         super().__init__(message)
         self.evidence = evidence
 

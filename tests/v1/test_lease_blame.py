@@ -40,11 +40,15 @@ class PlayedBackend(SandboxBackend):
         self.setups: list[str] = []  # sandboxes whose Python session was started
         self.live_when_grading: list[set[str]] = []
         self.failures: dict[str, list[BaseException]] = {}
+        self.replies: dict[str, list[dict[str, Any]]] = {}  # the agent's replies, on cue
         self.holds: dict[str, asyncio.Event] = {}
         self.waiting: dict[str, int] = {}
 
     def fail(self, op: str, *errors: BaseException) -> None:
         self.failures.setdefault(op, []).extend(errors)
+
+    def reply(self, op: str, *replies: dict[str, Any]) -> None:
+        self.replies.setdefault(op, []).extend(replies)
 
     def hold(self, op: str) -> asyncio.Event:
         self.holds[op] = asyncio.Event()
@@ -71,6 +75,8 @@ class PlayedBackend(SandboxBackend):
             await self.holds[op].wait()
         if self.failures.get(op):
             raise self.failures[op].pop(0)
+        if self.replies.get(op):
+            return self.replies[op].pop(0)
         if sandbox_id not in self.live:
             raise SandboxError(f"sandbox {sandbox_id!r} was removed during the call")
         files = self.live[sandbox_id]
@@ -149,6 +155,29 @@ async def test_a_tool_call_that_fails_by_no_doing_of_the_model_is_a_harness_faul
         await lease.call("bash", ANSWER)
     grade = await lease.finish()
     assert grade.score == 0.0 and "engine dropped the connection" in grade.scoring_error
+    assert played.live == {} and played.graders() == [], "a faulted rollout is not graded"
+
+
+# what the agent answers when a call's wall-clock backstop passed before its limit of active time
+STARVED = {"limit": 30.0, "wall": 180.2, "active": 11.4, "cpu": 10.9}
+
+
+@pytest.mark.parametrize(
+    ("tool", "op", "reply"),
+    [
+        ("bash", "exec", {"stdout": "", "stderr": "", "exit_code": -9, "timed_out": False, "truncated": 0, "starved": STARVED}),
+        ("execute_code", "py_exec", {"output": "", "timed_out": False, "restarted": False, "starved": STARVED}),
+    ],
+)
+async def test_a_tool_call_starved_of_cpu_by_the_host_is_a_harness_fault_not_the_models_timeout(backend, played, tool, op, reply):
+    lease = await _lease(backend)
+    played.reply(op, reply)
+    args = {"command": "python manage.py test"} if tool == "bash" else {"code": "import django"}
+    with pytest.raises(LeaseError, match="starved of CPU") as info:
+        await lease.call(tool, args)
+    assert "active 11.4 s" in str(info.value) and lease.fault is not None and lease.replaced == 0
+    grade = await lease.finish()
+    assert grade.score == 0.0 and "starved of CPU" in grade.scoring_error
     assert played.live == {} and played.graders() == [], "a faulted rollout is not graded"
 
 
