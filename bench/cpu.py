@@ -301,6 +301,13 @@ def show_family(family: str, row: dict) -> None:
         f"containers {run['counts']})",
         flush=True,
     )
+    used = run["counts"]["rollout"] + run["counts"]["grader"]
+    if used < run["rollouts"] * floor["containers"]:
+        print(
+            f"    warning: {used} used containers metered for {run['rollouts']} rollouts needing "
+            f"{floor['containers']} each: the figure above misses some",
+            flush=True,
+        )
     for name, value in row["breakdown"].items():
         print(f"    {name:<72} {value:6.3f}")
 
