@@ -9,9 +9,12 @@ docker-init's OOM score to -1000: a model that spreads its memory over many proc
 smaller than the agent, or holds it in socket buffers, would otherwise get the agent
 killed when the container runs out of memory; children start at 0 and cannot go below
 it). Some engines cannot grant SYS_RESOURCE (one that itself runs without it fails
-every start with "unable to apply caps"); `engine_grants_sys_resource` finds out once
-per process with a throwaway container, and without it the agent runs unprotected
-from the OOM killer (its ping reply says `"oom_protected": false`). Everything the model runs is uid
+every start with "unable to apply caps"). No throwaway container finds this out: the
+first sandbox asks for it, and when the engine refuses (`refuses_capability`) the
+backend notes the engine (`note_refusal`) and starts that sandbox again without it, as
+every later one of this process; the agent then runs unprotected from the OOM killer
+(its ping reply says `"oom_protected": false`). An engine that grants it, the usual
+case, costs nothing extra: a one-task run starts only the containers its work needs. Everything the model runs is uid
 1000: a process of another uid cannot open `/proc/<agent>/fd/*`, read its memory or
 environment, signal it (`kill -STOP`, `kill -9 -1`) or trace it. Going from uid 0 to
 uids that are all nonzero clears the permitted and effective capability sets, so the
@@ -65,42 +68,32 @@ IPC_SYSCTLS = {
 }
 
 
-_GRANTS: dict[str, bool] = {}
-_GRANTS_LOCK = threading.Lock()
+_REFUSED: set[str] = set()  # engines (by address) that refused SYS_RESOURCE to this process
+_REFUSED_LOCK = threading.Lock()
 
 
-def engine_grants_sys_resource(client: docker.DockerClient, image: str) -> bool:
-    """Whether the engine can start a container holding CAP_SYS_RESOURCE (probed once per engine and image)."""
-    key = f"{client.api.base_url} {image}"
-    with _GRANTS_LOCK:
-        if key not in _GRANTS:
-            probe = client.containers.create(
-                image,
-                ["true"],
-                user=SUPERVISOR_USER,
-                cap_drop=["ALL"],
-                cap_add=[OOM_CAPABILITY],
-                network_mode="none",
-                labels={"websandbox": "1", "websandbox.role": "probe"},
-            )
-            try:
-                probe.start()
-                probe.wait(timeout=60)
-                _GRANTS[key] = True
-            except docker.errors.APIError as exc:
-                if "caps" not in str(exc):
-                    raise
-                _GRANTS[key] = False
-            finally:
-                probe.remove(force=True)
-        return _GRANTS[key]
+def engine_may_grant_sys_resource(client: docker.DockerClient) -> bool:
+    """Whether to ask `client`'s engine for SYS_RESOURCE: yes until it has refused once."""
+    with _REFUSED_LOCK:
+        return client.api.base_url not in _REFUSED
+
+
+def refuses_capability(exc: BaseException) -> bool:
+    """Whether a failed create or start is the engine refusing a capability ("unable to apply caps")."""
+    return isinstance(exc, docker.errors.APIError) and "caps" in str(exc)
+
+
+def note_refusal(client: docker.DockerClient) -> None:
+    """Remember that `client`'s engine cannot grant SYS_RESOURCE: later sandboxes start without it."""
+    with _REFUSED_LOCK:
+        _REFUSED.add(client.api.base_url)
 
 
 def create_kwargs(limits: Any, oom_protection: bool = False) -> dict[str, Any]:
     """`containers.create` arguments for identities, isolation and limits (`limits`: a sandbox Limits).
 
     `oom_protection`: also grant SYS_RESOURCE so the agent can keep the OOM killer off
-    itself (pass `engine_grants_sys_resource(...)`).
+    itself (pass `engine_may_grant_sys_resource(...)`).
     """
     return {
         "user": SUPERVISOR_USER,
