@@ -204,6 +204,8 @@ def breakdown(run: Run, start: Run, floor: dict[str, float]) -> dict[str, float]
     out["of which Python imports (floor's import figure x containers importing)"] = floor["imports"] * (
         1 if run.name == "orm" else 2
     )
+    if floor.get("canaries"):
+        out["of which the grading run's canary tests (integrity; not in the floor)"] = floor["canaries"]
     return out
 
 
@@ -294,9 +296,16 @@ def show_start(start: Run, floor: float) -> None:
 
 def show_family(family: str, row: dict) -> None:
     pr, floor, run = row["per_rollout"], row["floor"], row["run"]
+    canaries = floor.get("canaries", 0.0)
+    with_canaries = (
+        f", {pr['own'] / (floor['floor'] + canaries):.2f} against the floor plus the grade's canaries ({canaries:.2f})"
+        if canaries
+        else ""
+    )
     print(
         f"per {family} rollout: {pr['own']:.2f} core-s, floor {floor['floor']:.2f}, ratio {pr['own'] / floor['floor']:.2f}"
-        f" ({run['rollouts']} rollouts, mean reward {sum(run['rewards']) / max(len(run['rewards']), 1):.3f}; "
+        + with_canaries
+        + f" ({run['rollouts']} rollouts, mean reward {sum(run['rewards']) / max(len(run['rewards']), 1):.3f}; "
         f"engine daemons, shared: {pr['engine_shared']:.2f}; machine-wide: {pr['machine']:.2f}; "
         f"containers {run['counts']})",
         flush=True,

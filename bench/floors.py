@@ -11,8 +11,15 @@ through the Docker SDK with the sandbox's own flags and no agent, no session, no
   then grading: app.py laid out, `fastapi.testclient` imported, every check's requests
   sent once through `TestClient` (a freshly executed app.py per check, as checks expect);
 - django: the task's files and the reference's bash calls (deliverables by heredoc, the
-  visible tests run by pytest); then grading: tree, deliverables and frozen tests laid
-  out and pytest run over the frozen tests with pytest-django, as the runner runs it.
+  visible tests run by pytest); then grading: tree, deliverables and the acceptance suite
+  (the visible and the hidden tests: what the task is graded by) laid out and pytest run
+  over it with pytest-django, as the runner runs it.
+
+Beside the django floor, what the grading run's canaries cost (`canaries`): the same
+grading job over the suite a grade really sends (every module twice, with look-alike
+canaries; families/django.py), minus the job over the acceptance suite alone. Canaries
+are how a grade resists a deliverable that targets the grader, so they are harness work
+the floor leaves out and the breakdown names.
 
 Also the parts a breakdown is read against: one lifecycle (`true`) and the imports
 alone. Each floor is measured by the same `cpuacct.Meter` as the runs: the container's
@@ -28,6 +35,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from cpuacct import Meter
 
@@ -108,29 +116,51 @@ def family_jobs(task: TaskRow) -> list[Job]:
         return [rollout, Job("grading", _bash(bash_write_files(app), work))]
     if task.family == "django":
         rollout = Job("rollout", _bash(bash_write_files(task.files), _calls_as_bash(calls)))
-        g = task.grading
-        files = {**g["tree"], **_reference_deliverables(task), **g["tests"]}
-        pytest = [
-            CONTAINER_PYTHON,
-            "-m",
-            "pytest",
-            "-p",
-            "pytest_django.plugin",
-            "-p",
-            "no:cacheprovider",
-            "-c",
-            INI,
-            "--rootdir",
-            WORKSPACE,
-            "--ds",
-            g["settings"],
-            "--no-migrations",
-            "-q",
-            *sorted(g["tests"]),
-        ]
-        grading = _bash(bash_write_files(files), "cd /workspace && PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 " + shlex.join(pytest))
-        return [rollout, Job("grading", grading)]
+        return [rollout, django_grading(task, acceptance_suite(task))]
     raise ValueError(f"no floor for family {task.family!r}")
+
+
+def acceptance_suite(task: TaskRow) -> dict[str, str]:
+    """The visible and the hidden tests, side by side under tests/ (a hidden module may share a visible one's name)."""
+    hidden = {f"tests/test_hidden_{Path(p).name.removeprefix('test_')}": t for p, t in task.grading.get("hidden", {}).items()}
+    return {**task.grading["tests"], **hidden}
+
+
+def django_grading(task: TaskRow, tests: dict[str, str], expect_failures: bool = False) -> Job:
+    """A grading container's share for django: tree, the reference's deliverables and `tests`, run by pytest."""
+    g = task.grading
+    files = {**g["tree"], **_reference_deliverables(task), **tests}
+    pytest = [
+        CONTAINER_PYTHON,
+        "-m",
+        "pytest",
+        "-p",
+        "pytest_django.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-c",
+        INI,
+        "--rootdir",
+        WORKSPACE,
+        "--ds",
+        g["settings"],
+        "--no-migrations",
+        "-q",
+        *sorted(tests),
+    ]
+    run = "cd /workspace && PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 " + shlex.join(pytest)
+    if expect_failures:  # canaries are made to fail
+        run += " > /dev/null; true"
+    return Job("grading", _bash(bash_write_files(files), run))
+
+
+def canary_cost(runner: FloorRunner, task: TaskRow) -> float:
+    """What the canaries of one django grade add: the suite a grade sends, minus the acceptance suite alone."""
+    from sandbox_env.families.django import make_canaries
+
+    g = task.grading
+    plain = runner.run(django_grading(task, acceptance_suite(task)))
+    return runner.run(django_grading(task, make_canaries(g).files, expect_failures=True)) - plain
 
 
 def _reference_file(task: TaskRow, path: str) -> str:
@@ -195,9 +225,17 @@ def measure(
         imports = runner.median(Job("imports", [CONTAINER_PYTHON, "-c", IMPORTS[family]]), reps) - lifecycle
         per_task = [sum(runner.run(job) for job in family_jobs(task)) for task in tasks]
         n_containers = len(family_jobs(tasks[0]))
-        out[family] = {"floor": statistics.mean(per_task), "lifecycle": lifecycle, "containers": n_containers, "imports": imports}
+        canaries = statistics.mean(canary_cost(runner, t) for t in tasks) if family == "django" else 0.0
+        out[family] = {
+            "floor": statistics.mean(per_task),
+            "lifecycle": lifecycle,
+            "containers": n_containers,
+            "imports": imports,
+            "canaries": canaries,
+        }
         say(
             f"  floor: {family}: {out[family]['floor']:.3f} core-s per task over {len(tasks)} tasks "
             f"({n_containers} container(s); `{IMPORTS[family]}` alone {imports:.3f})"
+            + (f"; the grading run's canaries add {canaries:.3f}" if canaries else "")
         )
     return out
