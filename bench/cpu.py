@@ -1,6 +1,6 @@
 """Core-seconds per rollout of each family through `websandbox eval`, each beside its floor from the same run.
 
-    python bench/cpu.py [--families orm,fastapi,django] [-n 20] [-c 2] [--tree PATH] [--json FILE]
+    python bench/cpu.py [--families orm,fastapi,django] [-n 20] [-c 2] [--tree PATH] [--json FILE] [--no-bytecode]
 
 What it runs is what a user runs: `websandbox eval --family F -c C -n N` (the reference
 policy served on loopback, the real vf-eval, the environment as `load_environment`
@@ -93,6 +93,15 @@ def cpu_of(argv: list[str], env: dict[str, str]) -> float:
     subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def compile_stdlib(pycache: Path) -> None:
+    """Bytecode of the standard library under `pycache`: an install without bytecode still has the stdlib's."""
+    import sysconfig
+
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(pycache)}
+    argv = [sys.executable, "-m", "compileall", "-q", "-j", "0", "-x", "site-packages", sysconfig.get_paths()["stdlib"]]
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL)
 
 
 def startup_floor(tree: Path, pycache: Path | None) -> float:
@@ -227,6 +236,12 @@ def main() -> None:
         "PYTHONPYCACHEPREFIX set to it: what an install with compiled bytecode gives, on a "
         "machine where PYTHONDONTWRITEBYTECODE=1 and the venv has no .pyc files",
     )
+    ap.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="run `websandbox eval` as an install without compiled bytecode runs where PYTHONDONTWRITEBYTECODE=1 "
+        "(every import compiles: PYTHONPYCACHEPREFIX points at an empty folder); the floors keep the bytecode",
+    )
     args = ap.parse_args()
     figures = measure(args)
     if args.json:
@@ -240,20 +255,28 @@ def measure(args: argparse.Namespace) -> dict:
     image = ensure_image()
     print(
         f"tree {tree}; image {image}; storage driver {driver}; load {os.getloadavg()[0]:.1f}; "
-        f"bytecode: {bytecode_state(args.pycache)}",
+        f"bytecode: {'none (--no-bytecode)' if getattr(args, 'no_bytecode', False) else bytecode_state(args.pycache)}; "
+        f"checkout compiled: {any((tree / 'sandbox_env').glob('__pycache__/*.pyc'))}",
         flush=True,
     )
     if args.pycache is not None:
         compile_bytecode(tree, args.pycache)
     floor = startup_floor(tree, args.pycache)
-    start = run_eval(tree, "smoke", 1, args.c, args.logs / "cpu-bench-smoke.log", driver, args.pycache)
+    pycache = args.pycache
+    if getattr(args, "no_bytecode", False):  # the floors above keep the bytecode: they are the least cost
+        import tempfile
+
+        pycache = Path(tempfile.mkdtemp(prefix="cpu-bench-no-bytecode-"))
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        compile_stdlib(pycache)
+    start = run_eval(tree, "smoke", 1, args.c, args.logs / "cpu-bench-smoke.log", driver, pycache)
     show_start(start, floor)
     figures: dict = {"start": start.__dict__, "startup_floor": floor, "families": {}}
     for family in families:
         tasks = tasks_of(family, args.n)
         with Meter(driver=driver) as m:
             floor = floors.measure(image, m, {family: tasks}, reps=args.reps)[family]
-        run = run_eval(tree, family, len(tasks), args.c, args.logs / f"cpu-bench-{family}.log", driver, args.pycache)
+        run = run_eval(tree, family, len(tasks), args.c, args.logs / f"cpu-bench-{family}.log", driver, pycache)
         row = {
             "run": run.__dict__,
             "floor": floor,
