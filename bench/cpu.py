@@ -68,6 +68,7 @@ class Run:
     first_rollout: float | None = None  # seconds from the command
     first_rollout_cpu: float | None = None  # host CPU used by then
     rewards: list[float] = field(default_factory=list)
+    load: tuple[float, float] = (0.0, 0.0)  # 1-minute load average at the run's start and end
     detail: list[dict] = field(default_factory=list)  # per container: kind, replies, CPU by part
 
 
@@ -114,9 +115,11 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
     exe = Path(sys.executable).with_name("websandbox")
     env = child_env(tree, pycache)
     cmd = [str(exe), "eval", "--family", family, "-c", str(concurrency), "-n", str(n)]
+    load0 = os.getloadavg()[0]
     with log.open("w") as out, Meter(driver=driver) as m:
         t0 = time.time()
         code = subprocess.run(cmd, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
+    load = (load0, os.getloadavg()[0])
     if code != 0:
         raise RuntimeError(f"`{' '.join(cmd)}` failed (exit {code}); its output is in {log}")
     results = _results_since(tree, t0)
@@ -150,6 +153,7 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
         first_rollout=None if first is None else first - t0,
         first_rollout_cpu=None if first is None else m.host_cpu_at(first),
         rewards=[float(r.get("reward") or 0.0) for r in results],
+        load=load,
         detail=[
             {
                 "id": c.cid[:12],
@@ -306,7 +310,8 @@ def show_start(start: Run, floor: float) -> None:
         f"(host {start.host:.1f}: "
         + ", ".join(f"{k} {v:.1f}" for k, v in sorted(start.host_by_name.items()) if v >= 0.05 and k != "bench")
         + f"; containers {sum(start.containers.values()):.2f} in {sum(start.counts.values())}); "
-        f"engine daemons (shared) {start.engine_shared:.1f}; machine-wide {start.machine:.1f}; wall {start.wall:.1f} s",
+        f"engine daemons (shared) {start.engine_shared:.1f}; machine-wide {start.machine:.1f}; wall {start.wall:.1f} s; "
+        f"load {start.load[0]:.1f} to {start.load[1]:.1f}",
         flush=True,
     )
     if start.first_rollout is not None:
@@ -330,7 +335,7 @@ def show_family(family: str, row: dict) -> None:
         + with_canaries
         + f" ({run['rollouts']} rollouts, mean reward {sum(run['rewards']) / max(len(run['rewards']), 1):.3f}; "
         f"engine daemons, shared: {pr['engine_shared']:.2f}; machine-wide: {pr['machine']:.2f}; "
-        f"containers {run['counts']})",
+        f"containers {run['counts']}; load {run['load'][0]:.1f} to {run['load'][1]:.1f})",
         flush=True,
     )
     used = run["counts"]["rollout"] + run["counts"]["grader"]
