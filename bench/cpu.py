@@ -16,7 +16,9 @@ machine-wide `/proc/stat` figure, which is the one to read on a quiet machine.
 
 Per rollout = (family run - one-smoke-task run) / N, as the issue measures it.
 Floors (floors.py): the containers the family needs, each running only its share of the
-reference's work, for the same N tasks. Time to first rollout: from the command to the
+reference's work, for the same N tasks, measured just before and just after the family's
+run and averaged: on a machine that others load, CPU time per unit of work grows with
+the load, and a floor taken under another load than its run would skew the ratio. Time to first rollout: from the command to the
 first rollout's start in vf-eval's own timing, and the CPU the run had used by then (on
 a quiet machine the start-up chain runs one process at a time, so wall is about that).
 """
@@ -193,7 +195,7 @@ def per_rollout(run: Run, start: Run) -> dict[str, float]:
 
 
 def breakdown(run: Run, start: Run, floor: dict[str, float]) -> dict[str, float]:
-    """Where a rollout's core-seconds go, per rollout."""
+    """Where a rollout's core-seconds go, per rollout: by process, then each container against its floor."""
     n = max(run.rollouts, 1)
     p = run.parts
 
@@ -206,9 +208,12 @@ def breakdown(run: Run, start: Run, floor: dict[str, float]) -> dict[str, float]
         "rollout container: docker-init and agent": total("init", "agent", kinds=("rollout",)),
         "rollout container: Python session": total("session", kinds=("rollout",)),
         "rollout container: tool commands (the reference's own work)": total("tool", "reaped and unsampled", kinds=("rollout",)),
-        "grading container: docker-init and agent": total("init", "agent", "tool", "reaped and unsampled", kinds=("grader",)),
-        "grading container: grader program (imports, canaries, checks)": total("grader", kinds=("grader",)),
-        "containers started and never used (pool refills, prewarmed graders)": (
+        "grading container: docker-init and agent": total("init", "agent", "tool", kinds=("grader",)),
+        # a grading container's short-lived processes are the grader's (forked app processes)
+        "grading container: grader program (imports, canaries, checks)": total(
+            "grader", "reaped and unsampled", kinds=("grader",)
+        ),
+        "containers started and never used (pool refills, prewarmed graders, refused starts)": (
             run.containers["unused pool"] + run.containers["unused grader"]
         )
         / n,
@@ -217,8 +222,19 @@ def breakdown(run: Run, start: Run, floor: dict[str, float]) -> dict[str, float]
     out["of which Python imports (floor's import figure x containers importing)"] = floor["imports"] * (
         1 if run.name == "orm" else 2
     )
+    rollout, grading = run.containers["rollout"] / n, run.containers["grader"] / n
+    out["rollout container, all in (FUSE, shim, agent, session, tools)"] = rollout
+    out["  its floor: one container running the reference's own work"] = floor["rollout_share"]
+    if floor["containers"] > 1:
+        out["grading container, all in"] = grading
+        out["  its floor: one container running the reference's grading work"] = floor["grading_share"]
+        out["  the real grader program alone (no agent), its request as a grade sends it"] = floor["grader_alone"]
+        out["  so: the grader's design beyond the floor (process separation, guard, canaries)"] = (
+            floor["grader_alone"] - floor["grading_share"]
+        )
+        out["  so: the harness's own work in it (agent, spawn and feed, file writes)"] = grading - floor["grader_alone"]
     if floor.get("canaries"):
-        out["of which the grading run's canary tests (integrity; not in the floor)"] = floor["canaries"]
+        out["  of the grader's design: the canary tests (django)"] = floor["canaries"]
     return out
 
 
@@ -279,8 +295,12 @@ def measure(args: argparse.Namespace) -> dict:
     for family in families:
         tasks = tasks_of(family, args.n)
         with Meter(driver=driver) as m:
-            floor = floors.measure(image, m, {family: tasks}, reps=args.reps)[family]
+            before = floors.measure(image, m, {family: tasks}, reps=args.reps)[family]
         run = run_eval(tree, family, len(tasks), args.c, args.logs / f"cpu-bench-{family}.log", driver, pycache)
+        with Meter(driver=driver) as m:
+            after = floors.measure(image, m, {family: tasks}, reps=args.reps)[family]
+        floor = {k: (before[k] + after[k]) / 2 for k in before}  # a load that changed during the run moves both alike
+        print(f"  floor: {family}: {floor['floor']:.3f} core-s per task, the mean of the measurements before and after the run")
         row = {
             "run": run.__dict__,
             "floor": floor,
@@ -346,7 +366,7 @@ def show_family(family: str, row: dict) -> None:
             flush=True,
         )
     for name, value in row["breakdown"].items():
-        print(f"    {name:<72} {value:6.3f}")
+        print(f"    {name:<84} {value:6.3f}")
 
 
 if __name__ == "__main__":
