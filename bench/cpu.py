@@ -104,7 +104,7 @@ def compile_stdlib(pycache: Path) -> None:
 
     env = {**os.environ, "PYTHONPYCACHEPREFIX": str(pycache)}
     argv = [sys.executable, "-m", "compileall", "-q", "-j", "0", "-x", "site-packages", sysconfig.get_paths()["stdlib"]]
-    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def startup_floor(tree: Path, pycache: Path | None) -> float:
