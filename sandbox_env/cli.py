@@ -23,10 +23,11 @@ def cmd_build_image(args: argparse.Namespace) -> int:
 
 
 def cmd_gc(args: argparse.Namespace) -> int:
-    from sandbox_env.sandbox.docker import gc
+    from sandbox_env.sandbox.docker.cleanup import collect
+    from sandbox_env.sandbox.docker.engine import engine_url
 
-    removed = gc(all_owners=args.all)
-    print(f"removed {len(removed)} container(s)" + (f": {' '.join(removed)}" if removed else ""))
+    print(f"engine: {engine_url()}")
+    print(collect(all_owners=args.all, other_hosts=args.other_hosts).summary())
     return 0
 
 
@@ -211,6 +212,19 @@ def cmd_eval_v1(args: argparse.Namespace) -> int:
     return 0 if left == 0 else 1
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """One v1 env server (verifiers 0.4.x), as prime-rl's `env-server` runs it (sandbox_env/v1/serve.py)."""
+    from sandbox_env.stack import installed_stack
+
+    if installed_stack() != "v1":
+        raise RuntimeError("`websandbox serve` runs a verifiers v1 env server: install websandbox with verifiers 0.4.x")
+    from sandbox_env.v1.serve import serve
+
+    task_args = json.loads(args.env_args) if args.env_args else {}
+    serve(args.address, name=args.name, workers=args.workers, max_concurrent=args.max_concurrent, task_args=task_args)
+    return 0
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     from sandbox_env.viewer import load_run, write_report
     from sandbox_env.viewer.runs import newest_run, search_roots
@@ -242,8 +256,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="rebuild even when the image exists")
     p.set_defaults(func=cmd_build_image)
 
-    p = sub.add_parser("gc", help="remove containers left by runs that are over (never a live run's)")
-    p.add_argument("--all", action="store_true", help="remove every websandbox container, even of live runs")
+    p = sub.add_parser(
+        "gc",
+        help="remove containers whose owner is gone (never a live run's), on the engine DOCKER_HOST names",
+        description="Removes websandbox containers whose owner process, on this machine, is provably gone. "
+        "Containers owned on another machine (one engine shared by env servers on several hosts) are left and "
+        "counted: nothing here can tell whether their owner lives.",
+    )
+    p.add_argument("--all", action="store_true", help="remove every websandbox container on the engine, even of live runs")
+    p.add_argument(
+        "--other-hosts",
+        action="store_true",
+        help="also remove containers whose owner ran on another machine (or before a reboot): when those are known to be done",
+    )
     p.set_defaults(func=cmd_gc)
 
     p = sub.add_parser("policy", help="scripted policies over the chat-completions protocol")
@@ -279,6 +304,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--fail-after", type=int, metavar="N", help="the policy server answers HTTP 500 after N requests of a rollout")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser(
+        "serve",
+        help="run one v1 env server (verifiers 0.4.x) for prime-rl's orchestrator: one per Docker host",
+        description="Serves websandbox episodes over verifiers v1's env-server protocol (ZMQ) on ADDRESS, with "
+        "sandboxes on the engine DOCKER_HOST names; prints `serving on ADDRESS` once bound.",
+    )
+    p.add_argument("--address", default="tcp://127.0.0.1:5000", help="ZMQ address to bind (tcp://0.0.0.0:PORT for other hosts)")
+    p.add_argument("--name", help="this server's name in its containers' labels (default: the host name)")
+    p.add_argument("--workers", type=int, default=1, help="env worker processes behind the address (default 1)")
+    p.add_argument("--max-concurrent", type=int, help="episodes in flight per worker (default: as many as are sent)")
+    p.add_argument(
+        "-a",
+        "--env-args",
+        help="JSON object of task knobs by their load_environment names (image, pool_size, cpus, ...); "
+        "which tasks run is the orchestrator's choice",
+    )
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")
     p.add_argument("run_dir", nargs="?", type=Path, help="a run folder (holds results.jsonl); default: the newest run")

@@ -29,13 +29,13 @@ import verifiers as vf
 from verifiers.envs.sandbox_env import SandboxMonitorRubric
 
 from sandbox_env.constants import DEFAULTS, TOOL_NAMES
-from sandbox_env.families import get_family, grade_final
+from sandbox_env.families import ended_before_collect, get_family, grade_final
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow
 from sandbox_env.grading import Grader
 from sandbox_env.sandbox import Limits, Sandbox, SandboxBackend, SandboxEndedFromInside
 from sandbox_env.sandbox.docker import DockerBackend
 from sandbox_env.system_prompt import SYSTEM_PROMPT
-from sandbox_env.tools import check_tool_args, run_bash, run_code
+from sandbox_env.tools import check_tool_args, run_bash, run_code, sandbox_replaced_message
 
 logger = logging.getLogger("websandbox")
 
@@ -82,14 +82,6 @@ def make_backend(backend: str, limits: Limits, max_sandboxes: int | None = None)
     if backend != "docker":
         raise ValueError(f"backend {backend!r} is not supported here; use backend='docker'")
     return DockerBackend(limits, max_sandboxes=max_sandboxes)
-
-
-def _replaced_message(evidence: str) -> str:
-    return (
-        f"[the sandbox ended during this call: {evidence}. It has been replaced by a fresh sandbox with the "
-        "task's starting files: everything done in the old one (files, processes, the Python session's "
-        "variables) is gone.]"
-    )
 
 
 def _cancelling() -> bool:
@@ -179,7 +171,7 @@ class WebSandboxEnv(vf.SandboxEnv):
         sandbox_state["sandbox_id"] = new
         sandbox_state["replaced"] = sandbox_state.get("replaced", 0) + 1
         logger.info("task %s: sandbox replaced after it was ended from inside (%s)", task.task_id, evidence)
-        return _replaced_message(evidence)
+        return sandbox_replaced_message(evidence)
 
     async def bash(self, command: str, sandbox_id: str, sandbox_state: dict) -> str:
         """Run a bash command in /workspace of the sandbox and return its output and exit code.
@@ -273,11 +265,7 @@ class WebSandboxEnv(vf.SandboxEnv):
         try:
             final = await get_family(task.family).collect(self._sandbox(sid), task)
         except SandboxEndedFromInside as exc:
-            return Grade(
-                0.0,
-                f"the sandbox's own processes ended it before its final state could be read: {exc.evidence}",
-                metrics={name: 0.0 for name in METRIC_NAMES},
-            )
+            return ended_before_collect(exc.evidence)
         except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
             return Grade.harness_fault(f"could not take the final state out of the sandbox: {exc}")
         await self._release_sandbox(state)  # before grading: a rollout holds one budget slot at a time

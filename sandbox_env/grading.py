@@ -123,6 +123,7 @@ class Grader:
                 sampler.cancel()
                 trace.add(self.backend.usage_point(sid))
             result.usage = trace
+            result.report_nonce = nonce
         finally:
             self.backend.delete_later(sid)  # the report is in hand: removal need not delay the grade
         if result.timed_out:

@@ -72,6 +72,19 @@ async def run_code(sb: Sandbox, code: str, timeout: float, cap: int = DEFAULT_OU
     return valid_text(cap_output(res.output.rstrip("\n") or "(no output)", cap))
 
 
+def sandbox_replaced_message(evidence: str) -> str:
+    """The tool message for a call during which the sandbox's own processes ended it (blame.py, rule 4).
+
+    Every front door answers such a call with this text, after it has set up a fresh
+    sandbox like the first: the model learns what happened and what it lost.
+    """
+    return (
+        f"[the sandbox ended during this call: {evidence}. It has been replaced by a fresh sandbox with the "
+        "task's starting files: everything done in the old one (files, processes, the Python session's "
+        "variables) is gone.]"
+    )
+
+
 async def run_tool(sb: Sandbox, tool: str, args: dict[str, Any], timeout: float, cap: int = DEFAULT_OUTPUT_CAP) -> str:
     """Check a call's arguments and run it; raises ToolArgumentError for a call the tools do not accept."""
     check_tool_args(tool, args)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from sandbox_env.blame import StarvedRun, check_time_limit, judge_silence, judge_time_limit, limits_hit
-from sandbox_env.sandbox import ExecResult, Usage
-from sandbox_env.sandbox.docker import cgroup
+from sandbox_env.sandbox import ExecResult, SandboxEndedFromInside, Usage
+from sandbox_env.sandbox.docker import cgroup, procs
+from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.usage import UsagePoint, UsageTrace, between
 
 
@@ -117,3 +118,59 @@ def test_cgroup_counters_are_read_from_a_systemd_v2_host_and_missing_ones_are_no
     assert point.cpu == 0.001 and point.oom_kills == 1 and point.memory_hits == 3 and point.fork_failures is None
     assert point.pids_max is None  # no limit
     assert cgroup.sample(cgroup.find("unknown", tmp_path)) is None
+
+
+def _fake_proc(root, pid: int, name: str, state: str, uid: int, children: list[int] = ()) -> None:
+    d = root / str(pid)
+    (d / "task" / str(pid)).mkdir(parents=True)
+    (d / "status").write_text(f"Name:\t{name}\nState:\t{state}\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\n")
+    (d / "task" / str(pid) / "children").write_text(" ".join(map(str, children)) + " ")
+
+
+def test_a_root_supervisor_stopped_or_traced_from_outside_is_found_and_the_models_own_stopped_processes_are_not(tmp_path):
+    _fake_proc(tmp_path, 10, "docker-init", "S (sleeping)", 0, [11, 12])
+    _fake_proc(tmp_path, 11, "python3", "T (stopped)", 0)
+    _fake_proc(tmp_path, 12, "sleep", "T (stopped)", 1000)  # an orphan of the model's, stopped by the model
+    assert "stopped by a signal from outside" in procs.stopped_supervisor(10, tmp_path)
+    (tmp_path / "11" / "status").write_text("Name:\tpython3\nState:\tt (tracing stop)\nUid:\t0\t0\t0\t0\n")
+    assert "stopped by a tracer" in procs.stopped_supervisor(10, tmp_path)
+    (tmp_path / "11" / "status").write_text("Name:\tpython3\nState:\tR (running)\nUid:\t0\t0\t0\t0\n")
+    assert procs.stopped_supervisor(10, tmp_path) is None
+    assert procs.stopped_supervisor(99, tmp_path) is None  # not visible from here: no evidence
+    assert procs.stopped_supervisor(None, tmp_path) is None
+
+
+def test_a_silent_agent_held_from_outside_is_the_harnesses_however_busy_its_sandbox():
+    class NoEvents:
+        def wait_for_death(self, cid, timeout):
+            return None
+
+    def silent(held):
+        return diagnose(
+            "c" * 64,
+            RuntimeError("the sandbox agent stopped answering"),
+            events=NoEvents(),
+            removing=False,
+            stream_closed=False,
+            protocol_broken=False,
+            running=lambda: True,
+            measure=lambda: usage(cpu=0.99, wall=1.0),  # its processes kept the CPU busy
+            agent_reachable=False,
+            held=held,
+        )
+
+    assert isinstance(silent(lambda: None), SandboxEndedFromInside)
+    fault = silent(lambda: "its container was paused from outside (docker pause)")
+    assert not isinstance(fault, SandboxEndedFromInside) and "paused from outside" in str(fault)
+
+
+def test_a_remote_engines_container_has_no_cgroup_here_so_no_host_file_is_read_for_it(tmp_path, monkeypatch):
+    # a container of an engine on another machine (DOCKER_HOST): its full id names no directory here,
+    # even where this machine runs containers of its own; the host's own pressure is not taken for its evidence
+    local, remote = "a" * 64, "b" * 64
+    _write(tmp_path / "cpuacct" / "docker" / local / "cpuacct.usage", "1000\n")
+    read = []
+    monkeypatch.setattr(cgroup, "_read", lambda path: read.append(path) or None)
+    paths = cgroup.find(remote, tmp_path)
+    assert not paths.found and cgroup.sample(paths) is None
+    assert read == []

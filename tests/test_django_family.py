@@ -275,3 +275,23 @@ def test_an_internal_error_raised_by_the_submission_is_its_zero_not_tampering(dj
     grade = judge(report, grading, canaries)
     assert grade.score == 0.0 and not grade.tampered and grade.scoring_error is None
     assert grade.reason.endswith("SystemExit: 3")
+
+
+def test_a_harness_error_report_after_pytest_started_was_forged_from_inside():
+    grading = _grading()
+    canaries = make_canaries(grading, random.Random(7))
+    report = {"stage": "harness_error", "error": "OSError: [Errno 28] No space left on device"}
+    forged = judge(report, grading, canaries, frames=[{"stage": "started"}, report])
+    assert forged.score == 0.0 and forged.tampered and forged.scoring_error is None, forged.reason
+    assert judge(report, grading, canaries, frames=[report]).scoring_error  # before "started": the runner's own
+
+
+def test_pytest_stopping_after_a_deliverable_ran_is_the_submissions_whatever_its_text_names(dj04):
+    grading, canaries = dj04
+    tail = "!!!!!!!! _pytest.outcomes.Exit: internal error !!!!!!!!\n"
+    report = {"stage": "finished", "exit_code": 3, "collection_done": True, "collected": [], "outcomes": {}, "output_tail": tail}
+    before = judge(report, grading, canaries, frames=[{"stage": "started"}])
+    assert before.scoring_error, before.reason  # no code under test had run: pytest itself failed
+    loading = {"stage": "started", "loading": grading["modules"][0]}
+    after = judge(report, grading, canaries, frames=[{"stage": "started"}, loading])
+    assert after.score == 0.0 and after.scoring_error is None and not after.tampered, after.reason

@@ -21,7 +21,7 @@ import uuid
 import pytest
 
 from sandbox_env.constants import REPO_ROOT
-from sandbox_env.sandbox.docker import run_containers
+from sandbox_env.sandbox.docker import docker_client, run_containers
 from sandbox_env.sandbox.runs import RUN_ID_VAR
 
 pytestmark = pytest.mark.docker
@@ -167,3 +167,21 @@ def test_sigkill_of_the_whole_tree_leaves_nothing(run):
             pass
     proc.wait(timeout=10)
     _settled("SIGKILL of the whole tree", run_id, t0)
+
+
+def test_a_process_that_exits_without_teardown_removes_its_containers_at_exit(image):
+    """The backend's atexit teardown runs after the interpreter stops new threads; it still removes, without a traceback."""
+    script = (
+        "import asyncio, sys\n"
+        "from sandbox_env.sandbox.docker import DockerBackend\n"
+        "backend = DockerBackend()\n"
+        "print(asyncio.run(backend.create(sys.argv[1])), flush=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, image], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, check=True
+    )
+    sandbox_id = done.stdout.strip()
+    assert sandbox_id
+    assert "Traceback" not in done.stderr, done.stderr
+    left = docker_client().containers.list(all=True, filters={"id": sandbox_id})
+    assert left == []  # gone when the process has exited, not later through the reaper

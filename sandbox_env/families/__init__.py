@@ -28,7 +28,7 @@ from sandbox_env.sandbox import SandboxEndedFromInside
 logger = logging.getLogger("websandbox")
 GRADING_ATTEMPTS = 2  # a harness fault is retried once in fresh sandboxes before it is reported
 
-__all__ = ["FAMILY_NAMES", "Family", "Grade", "TaskRow", "get_family", "grade_final"]
+__all__ = ["FAMILY_NAMES", "Family", "Grade", "TaskRow", "ended_before_collect", "get_family", "grade_final"]
 
 FAMILY_NAMES = ("smoke", "orm", "django", "fastapi")
 
@@ -47,6 +47,15 @@ def ended_from_inside(evidence: str) -> Grade:
         f"the code under test ended its grading sandbox: {evidence}",
         [{"name": "grading run", "passed": False, "detail": evidence}],
         metrics,
+    )
+
+
+def ended_before_collect(evidence: str) -> Grade:
+    """The model's 0.0 for a rollout sandbox that its own processes ended before its final state was read."""
+    return Grade(
+        0.0,
+        f"the sandbox's own processes ended it before its final state could be read: {evidence}",
+        metrics={name: 0.0 for name in METRIC_NAMES},
     )
 
 

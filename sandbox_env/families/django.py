@@ -41,11 +41,16 @@ of each hidden pair is the canary (it must then also pass every hidden test hone
 tests with no editable assertion have no twin (a few visible ones).
 
 Blame: a runner that fails before pytest starts, or pytest failing to start with an error
-that names no deliverable, is a harness fault (scoring_error). A process that dies or hangs
-after the "started" frame, Django failing to load a deliverable, or a test module that does
-not collect (the host compiles every module it makes first) is the submission's 0.0; a hang
-past the time limit only when the host's measurement shows that the grading sandbox had its
-CPU (the Grader raises StarvedRun otherwise; sandbox_env/blame.py).
+that names no deliverable before any deliverable module ran (the runner streams a "loading"
+frame just before the first one does), is a harness fault (scoring_error). A process that
+dies or hangs after the "started" frame, pytest stopping with an internal or usage error
+(an Exit, an INTERNALERROR) after a deliverable module ran, whatever its text names (code in
+the process can raise from frames named after any file), Django failing to load a
+deliverable, or a test module that does not collect (the host compiles every module it makes
+first) is the submission's 0.0; a hang past the time limit only when the host's measurement
+shows that the grading sandbox had its CPU (the Grader raises StarvedRun otherwise;
+sandbox_env/blame.py). A "harness error" report after the "started" frame was forged from
+inside the process (the runner sends one only before it): tampered.
 """
 
 from __future__ import annotations
@@ -238,6 +243,13 @@ def judge(
 ) -> Grade:
     """The grade of one runner report: host-side, with the real test ids, the canaries and the streamed frames."""
     stage = report.get("stage")
+    frames = frames or []
+    if stage == "harness_error" and any(f.get("stage") == "started" for f in frames):
+        # the runner reports a harness error only before its "started" frame: after it, only the
+        # code under test (which can reach the channel from inside the process) can have sent one
+        grade = Grade.tamper("a report of a harness error came after pytest had started (forged by the code under test)")
+        grade.metrics = _metrics(tampered=1.0)
+        return grade
     if stage == "harness_error":
         return Grade(
             0.0,
@@ -245,7 +257,7 @@ def judge(
             metrics=_metrics(scoring_error=1.0),
             scoring_error=str(report.get("error", ""))[-800:],
         )
-    alarms = evidence.alarm_problems(frames or [])
+    alarms = evidence.alarm_problems(frames)
     if alarms and (stage != "finished" or report.get("exit_code") not in (0, 1)):
         grade = Grade.tamper("; ".join(alarms[:3]))
         grade.metrics = _metrics(tampered=1.0)
@@ -265,7 +277,7 @@ def judge(
     if not started or exit_code in (2, 3, 4):  # never started, interrupted, internal error, usage error
         text = (report.get("crash") or "") + "\n" + (report.get("output_tail") or "")
         what = "was interrupted" if exit_code == 2 else "stopped with an internal error" if started else "could not start"
-        if exit_code != 2 and not _blames_submission(text, grading):
+        if exit_code != 2 and not evidence.loaded(frames) and not _blames_submission(text, grading):
             return _fault(f"pytest {what}: {_first_line(text)}")
         return Grade(
             0.0,
@@ -375,7 +387,8 @@ class DjangoFamily:
             result, report = await grader.run_program(RUNNER, request, files)
         except ReportError as exc:
             return _fault(str(exc)), None
-        grade = judge(report, g, suite, timed_out=result.timed_out, frames=evidence.read_frames(result.stdout))
+        frames = evidence.read_frames(result.stdout, result.report_nonce)
+        grade = judge(report, g, suite, timed_out=result.timed_out, frames=frames)
         if missing and grade.score == 0.0 and grade.scoring_error is None:
             grade.reason = f"{', '.join(missing)} missing from /workspace; {grade.reason}"
         return grade, report

@@ -25,10 +25,16 @@ _NONCE = re.compile(r"[0-9a-f]{32}")
 MAX_FRAMES = 20000
 
 
-def read_frames(stdout: str) -> list[dict[str, Any]]:
-    """Every complete frame on the grader's stdout, framed by the nonce of the last one (the report's)."""
+def read_frames(stdout: str, nonce: str | None = None) -> list[dict[str, Any]]:
+    """Every complete frame on the grader's stdout, framed by `nonce` (the run's, which the host made).
+
+    Without a nonce, the last nonce-like line is taken (for reports read back without
+    their run). With one, a line that only looks like a nonce (code under test can write
+    on the channel) frames nothing, so it cannot hide the runner's own frames.
+    """
     lines = stdout.split("\n")
-    nonce = next((ln for ln in reversed(lines) if _NONCE.fullmatch(ln)), None)
+    if nonce is None:
+        nonce = next((ln for ln in reversed(lines) if _NONCE.fullmatch(ln)), None)
     if nonce is None:
         return []
     frames: list[dict[str, Any]] = []
@@ -101,6 +107,11 @@ def stream_problems(report: dict[str, Any], frames: list[dict[str, Any]]) -> lis
         if nodeid not in outcomes:
             problems.append(f"the report lost the outcome of {nodeid}")
     return problems
+
+
+def loaded(frames: list[dict[str, Any]]) -> bool:
+    """Whether the runner streamed that a deliverable module was about to run (code under test ran)."""
+    return any(isinstance(frame.get("loading"), str) for frame in frames)
 
 
 def alarm_problems(frames: list[dict[str, Any]]) -> list[str]:

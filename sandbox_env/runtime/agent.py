@@ -234,7 +234,10 @@ def op_read(req: dict) -> dict:
     """Read regular files with the sandbox user's rights; anything else (FIFO, device, missing) is None.
 
     Each file is cut at `max_bytes`, and all of them together at READ_BUDGET, so the
-    reply fits the agent stream.
+    reply fits the agent stream. Any path that cannot be opened or read (a link loop, a
+    socket, a link to a file that fails its reads) is None too: what the sandboxed code
+    left at a path is its own, and must never turn into an error of the agent, which the
+    host would have to take for a harness fault.
     """
     budget = READ_BUDGET
     cap = int(req.get("max_bytes") or 16 << 20)
@@ -242,7 +245,7 @@ def op_read(req: dict) -> dict:
     for path in req["paths"]:
         try:
             fd = os.open(_resolve(path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+        except OSError:
             out[path] = None
             continue
         try:
@@ -253,6 +256,8 @@ def op_read(req: dict) -> dict:
                 data = fh.read(max(0, min(cap, budget)))
             budget -= len(data)
             out[path] = _b64(data)
+        except OSError:
+            out[path] = None
         finally:
             os.close(fd)
     return {"files": out}
@@ -280,7 +285,7 @@ class Session:
         full_env = dict(os.environ)
         full_env.update(self.env)
         self.proc = _spawn(
-            [sys.executable, "-u", str(HERE / "session.py")],
+            [sys.executable, "-u", "-s", str(HERE / "session.py")],
             cwd=WORKSPACE,
             env=full_env,
             stdin=subprocess.PIPE,

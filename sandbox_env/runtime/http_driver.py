@@ -21,14 +21,17 @@ for the witness to see the call end, so background tasks finish before the next 
 (as with the TestClient).
 
 Limits count the app's own time, not the wall clock. For each step (import, lifespan
-startup, a request, shutdown) the driver samples the app process: its CPU time
-(/proc/PID/stat) and its active time, the wall time minus the time its threads (or the
-driver's) waited for a CPU (/proc/PID/task/*/schedstat run_delay). A step whose CPU or
-active time passes its limit is the app's: the run stops with `stalled`
-(blame "app"). A handler that sleeps is active; a process starved by a busy host is
-not. The run's wall-clock deadline is a backstop: when it passes, the app is blamed
-only if it was active for at least half of it, otherwise the report says
-blame "harness" (the container did not get the CPU to finish).
+startup, a request, shutdown) the driver samples the app's side of the container: the CPU
+time of every process but the harness's (/proc/PID/stat, the app process and whatever it
+forked, with the children they reaped), and the app's active time, the wall time minus the
+time its threads (or the driver's) waited for a CPU (/proc/PID/task/*/schedstat run_delay)
+that the app's own processes did not use meanwhile. A step whose CPU or active time passes
+its limit is the app's: the run stops with `stalled` (blame "app"). A handler that sleeps is
+active; a process starved by a busy host is not; a handler that waits for a CPU its own
+forks or threads keep busy is active (it is starving itself). The run's wall-clock
+deadline is a backstop: when it passes, the app is blamed only if it was active for at
+least half of it, otherwise the report says blame "harness" (the container did not get
+the CPU to finish).
 
 Between sessions, and before the final report, every process of the container other
 than pid 1, the agent, the driver and the host is stopped and killed, so nothing an app
@@ -171,17 +174,45 @@ class Stalled(Exception):
     """The run stops here; the record says what did not finish, within what, and whose fault it is."""
 
 
-def _proc_cpu(pid: int) -> float | None:
+def _stat_fields(pid: int | str) -> list[bytes] | None:
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLK_TCK
-    except (OSError, ValueError, IndexError):
+            return fh.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
         return None
 
 
-def _run_delays(pid: int | str) -> dict[str, int]:
-    out: dict[str, int] = {}
+def _app_side_cpu() -> float:
+    """CPU seconds of the app's side of the container so far: every process but the harness's.
+
+    Live and zombie processes outside KEEP count with the children they reaped; the
+    harness's processes (pid 1, the agent, the app host) count only with what they reaped
+    (app processes, orphans). So the CPU of a process the app started, forked or
+    double-forked is counted however short its life; the driver's own is not.
+    """
+    total = 0
+    me = os.getpid()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return 0.0
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        fields = _stat_fields(name)
+        if fields is None:
+            continue
+        try:
+            ticks = [int(x) for x in fields[11:15]]  # utime stime cutime cstime
+        except (ValueError, IndexError):
+            continue
+        total += sum(ticks[2:]) if int(name) in KEEP else sum(ticks)
+    return total / CLK_TCK
+
+
+def _sched(pid: int | str) -> dict[str, tuple[int, int]]:
+    """Per thread: nanoseconds on a CPU and nanoseconds waiting for one (schedstat)."""
+    out: dict[str, tuple[int, int]] = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -189,37 +220,53 @@ def _run_delays(pid: int | str) -> dict[str, int]:
     for tid in tids:
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
-                out[tid] = int(fh.read().split()[1])
-        except (OSError, ValueError, IndexError):
+                ran, waited = fh.read().split()[:2]
+            out[tid] = (int(ran), int(waited))
+        except (OSError, ValueError):
             pass
     return out
 
 
-def _waited(before: dict[str, int], after: dict[str, int]) -> float:
-    return max((v - before.get(t, 0) for t, v in after.items()), default=0) / 1e9
+def _starved(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]], app_cpu: float, app: bool) -> float:
+    """The longest wait for a CPU of one thread in an interval that the app's own processes do not explain.
+
+    While a thread waited, the CPU went to the app's other processes and threads (the
+    app's time: a handler racing its own forks is not starved), to the harness, or
+    outside the container (starvation). `app_cpu` is what the app's side used in the
+    interval; an app thread's own share of it explains none of its waiting.
+    """
+    worst = 0.0
+    for tid, (ran, delay) in after.items():
+        ran0, delay0 = before.get(tid, (0, 0))
+        others = max(0.0, app_cpu - (ran - ran0) / 1e9) if app else app_cpu
+        worst = max(worst, (delay - delay0) / 1e9 - others)
+    return worst
 
 
 class Clock:
-    """The app's own time in one step: CPU seconds, and active seconds (wall minus waiting for a CPU)."""
+    """The app's own time in one step: CPU seconds, and active seconds (wall minus waiting for a CPU).
+
+    CPU is that of every process on the app's side (forks included); waiting is the
+    longest wait of an app or driver thread less the CPU the app's side used meanwhile.
+    """
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
-        self.cpu0 = self.cpu_last = _proc_cpu(pid) or 0.0
+        self.cpu0 = self.cpu_last = _app_side_cpu()
         self.active = 0.0
         self.t = _now()
-        self.app_rd = _run_delays(pid)
-        self.own_rd = _run_delays("self")
+        self.app_rd = _sched(pid)
+        self.own_rd = _sched("self")
 
     def tick(self) -> None:
-        now, app_rd, own_rd = _now(), _run_delays(self.pid), _run_delays("self")
-        starved = max(_waited(self.app_rd, app_rd), _waited(self.own_rd, own_rd))
+        now, app_rd, own_rd, cpu = _now(), _sched(self.pid), _sched("self"), _app_side_cpu()
+        used = max(0.0, cpu - self.cpu_last)
+        starved = max(0.0, _starved(self.app_rd, app_rd, used, True), _starved(self.own_rd, own_rd, used, False))
         gained = max(0.0, (now - self.t) - starved)
         self.active += gained
         _run["active"] += gained
         self.t, self.app_rd, self.own_rd = now, app_rd or self.app_rd, own_rd
-        cpu = _proc_cpu(self.pid)
-        if cpu is not None:
-            self.cpu_last = cpu
+        self.cpu_last = max(self.cpu_last, cpu)
 
     @property
     def cpu(self) -> float:

@@ -5,7 +5,9 @@ imported from the image before /workspace is on sys.path. The frozen test files,
 the host's canaries among them, are written from the request just before pytest starts,
 so nothing the rollout left behind can stand in for them. A "started" frame goes out
 before the code under test can run: if the process then dies (an os._exit, a crash, the
-time limit), the host sees that pytest started and never finished. Before the code under
+time limit), the host sees that pytest started and never finished. A "loading" frame
+goes out just before a deliverable module first runs (Announcer), so the host knows
+whether a failure of pytest itself came after the code under test had run. Before the code under
 test is imported, integrity.Guard notes what the verdict depends on; it streams every
 test's outcome and every problem it finds as frames, and the final report carries its
 end-of-run check (see integrity.py).
@@ -39,6 +41,27 @@ def post(report: dict) -> None:
     channel.note(report)
 
 
+class Announcer:
+    """A finder first on sys.meta_path that streams a frame before a deliverable module first runs.
+
+    The frame ({"stage": "started", "loading": name}) leaves the process before any code
+    under test exists, so the host knows for certain whether a later failure (pytest
+    stopped with an internal or usage error, an Exit, a crash) came after the code under
+    test had run in this process, whatever that code later does to the process, its
+    output or the runner's state. It finds nothing itself.
+    """
+
+    def __init__(self, modules: list[str]) -> None:
+        self.modules = set(modules)
+        self.sent = False
+
+    def find_spec(self, name: str, path=None, target=None):  # noqa: ANN001 - the finder protocol
+        if not self.sent and name in self.modules:
+            self.sent = True
+            post({"stage": "started", "loading": name})
+        return None
+
+
 def write_frozen(files: dict[str, str]) -> None:
     root = os.path.realpath(WORKSPACE)
     for rel, text in files.items():
@@ -69,6 +92,7 @@ try:
     write_frozen(frozen)
     guard = Guard(channel, recorder, frozen, WORKSPACE)
     guard.arm()  # identities of what the verdict depends on, before the code under test is imported
+    sys.meta_path.insert(0, Announcer(recorder.modules))
     args = [
         "-p",
         "pytest_django.plugin",

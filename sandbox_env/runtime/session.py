@@ -8,7 +8,12 @@ kept under MAX_REPLY: a larger one is replaced by a reply that says so.
 
 The model's code runs in this process and can rewrite all of it: nothing here is
 trusted by the agent or the host beyond "what the model's session says", which is
-the model's answer anyway.
+the model's answer anyway. What it cannot do is slow the session's (re)start: the
+working directory goes on sys.path only after the preamble ran, and the agent starts
+the session without the user site directory (-s), so a module the model planted in
+/workspace (a `django` package that sleeps) or a usercustomize.py under its home cannot
+hold up a restart past the host's deadline, which the host would have to take for a
+harness fault.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import traceback
 MAX_CELL_OUTPUT = 1 << 20
 MAX_PROBE_ITEMS = 100_000
 MAX_REPLY = 4 << 20
+WORKSPACE = os.getcwd()
 
 
 class _Capture(io.TextIOBase):
@@ -118,6 +124,8 @@ class Session:
             if op == "init":
                 reply = self.run_cell(req["preamble"]) if req.get("preamble") else {"output": ""}
                 reply["ready"] = True
+                if WORKSPACE not in sys.path:  # only now: the preamble imports from the image alone
+                    sys.path.insert(0, WORKSPACE)
             elif op == "exec":
                 reply = self.run_cell(req["code"])
             elif op == "probe":
@@ -203,7 +211,7 @@ def main() -> None:
     os.dup2(raw.fileno(), 1)
     os.dup2(raw.fileno(), 2)
     sys.stdin = open(os.devnull)
-    sys.path[0] = os.getcwd()
+    del sys.path[0]  # this program's folder; the working directory comes after the preamble (handle)
     Session(proto_in, proto_out, raw).serve()
 
 

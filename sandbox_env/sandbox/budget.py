@@ -1,11 +1,19 @@
-"""The container budget: at most `max_sandboxes` sandboxes at once on this host, for this user.
+"""The container budget: at most `max_sandboxes` sandboxes at once on one Docker engine, for this user on this machine.
 
 Every sandbox a backend starts (rollout, warm pool, prewarmed grader, grading run) holds
 one slot from the moment its creation is asked until it is removed. A slot is a lock file
-`slots/slot-<i>` in the per-user runtime directory (locks.py), i < max_sandboxes, held
-with `flock`: every env-server worker process of the host draws on the same slots, and a
-process that dies, however it dies, frees its slots at once (the kernel drops its locks).
-Past the budget, work waits in a queue; it never fails for want of a slot.
+`slots/<engine>/slot-<i>` in the per-user runtime directory (locks.py), i < max_sandboxes,
+held with `flock`: every env-server worker process of the machine that uses that engine
+draws on the same slots, and a process that dies, however it dies, frees its slots at once
+(the kernel drops its locks). Past the budget, work waits in a queue; it never fails for
+want of a slot.
+
+"One host" is one engine: `<engine>` is the key of the engine's own id (engine.py), so an
+engine reached through two URLs (its socket, a `tcp://` proxy) is one budget, and two
+engines (the local one, a remote `DOCKER_HOST`) are two. Lock files are this machine's,
+so the processes of one machine share a budget; two machines sending work to one remote
+engine each keep their own: give each its share with `max_sandboxes` so that the shares
+add up to what the engine can hold.
 
 Waiting: inside one process demand waits in arrival order (one waiter probes the files at
 a time); between processes the slots are polled (every 20 ms at first, backing off to
@@ -18,8 +26,9 @@ pools can never hold the whole budget while a rollout or a grading run waits. No
 waits for a second slot while it holds one (a rollout's container is removed before its
 grading container is asked for), so the budget cannot deadlock.
 
-The default (`default_max_sandboxes`): four sandboxes per CPU core, and no more than
-would fit in three quarters of the host's memory if every one of them filled its memory
+The default (`default_max_sandboxes`): four sandboxes per CPU core of the engine's
+machine (`docker info`: NCPU, MemTotal; this machine's figures when it cannot say), and no
+more than would fit in three quarters of its memory if every one of them filled its memory
 limit. Four per core because a sandbox is mostly idle (waiting for the model, or for its
 turn on the engine) and a busy one is capped at one CPU (`Limits.cpus`); past about four
 per core on the 2-core machines this project is built on, container starts and grading
@@ -73,14 +82,18 @@ class Slot:
 
 
 class SandboxBudget:
-    """A counting semaphore over lock files, shared by every process of this user on the host."""
+    """A counting semaphore over lock files, shared by every process of this user on this machine that uses the engine."""
 
-    def __init__(self, limit: int, directory: Path | None = None) -> None:
+    def __init__(self, limit: int, directory: Path | None = None, engine: str = "local") -> None:
+        """`directory` holds the slot files; by default the runtime directory's `slots/<engine>`."""
         if limit < 1:
             raise ValueError(f"max_sandboxes must be at least 1, got {limit}")
         self.limit = limit
         self.reserve = max(1, limit // 4) if limit > 1 else 0
-        self.directory = private_dir(directory) if directory is not None else private_dir(runtime_dir() / "slots")
+        if directory is None:
+            private_dir(runtime_dir() / "slots")
+            directory = runtime_dir() / "slots" / engine
+        self.directory = private_dir(directory)
         self._queues: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
 
     def _path(self, index: int) -> Path:

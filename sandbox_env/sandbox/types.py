@@ -50,6 +50,7 @@ class ExecResult:
     timed_out: bool = False
     truncated: int = 0
     usage: UsageTrace | None = None  # what the sandbox consumed during the run (grading runs measure it)
+    report_nonce: str | None = None  # the nonce that frames a grader program's report (grading runs)
 
 
 @dataclass

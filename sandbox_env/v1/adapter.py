@@ -10,15 +10,35 @@ below are the whole contract.
 Decisions:
 - One `Backend` per distinct sandbox configuration and per process, made on first
   use and torn down by `close_backends()` (the env's `stop()`) or at exit (the
-  Docker backend registers its own `atexit` teardown). Containers, limits and
-  hardening are exactly the classic front door's: same backend, same `Limits`,
-  same pool, same grader.
+  Docker backend registers its own `atexit` teardown). Containers, limits, the host's
+  container budget (`max_sandboxes`) and hardening are exactly the classic front
+  door's: same backend, same `Limits`, same pool, same grader.
 - A `Lease` is one rollout's container. Tool calls, the final-state collection
   and grading are methods of the lease, so a rollout never sees a sandbox id.
-- A failure of the harness (container gone, engine error, a collect that cannot
-  read the final state) is recorded on the lease as `fault`; the front door turns
-  it into the trace's error so trainers reschedule the rollout. What the model's
-  code does inside its container (timeouts, crashes) is tool output, not a fault.
+
+Blame (sandbox_env/blame.py), the classic front door's rule applied the same way:
+- A failure of the harness (no container, a container lost by no doing of its own,
+  a collect that cannot read the final state, a grading fault that a retry did not
+  cure) is recorded on the lease as `fault` or comes back as a grade with
+  `scoring_error`; the front door turns it into the trace's error so trainers
+  reschedule the rollout.
+- What the model's code does inside its container (timeouts, crashes) is tool output.
+  A tool call whose sandbox its own processes ended (`SandboxEndedFromInside`: every
+  process killed where the agent is in reach, out of memory, the process limit, junk
+  on the agent's stream) is the model's doing too: the lease swaps to a fresh sandbox
+  set up like the first, removes the old one, and the call returns a message that
+  says so. A call that was running in the old sandbox when another call's processes
+  ended it gets the same message. Only when no fresh sandbox can be set up is it a
+  fault.
+- A final state that cannot be read because the model's processes ended the sandbox
+  is the model's 0.0. Grading goes through `families.grade_final`: a harness fault is
+  retried once in fresh sandboxes, and a grading sandbox that the code under test
+  ended or pushed to its limits is the submission's 0.0, never a scoring error.
+- The rollout's container is removed once its final state is out, before grading asks
+  for a grading container, so a rollout never holds two budget slots at once. Every
+  exit path removes it: a failed or cancelled setup, a fault, a failed collect,
+  `finish()`, and `release_later()` for the episode's own cleanup (a cancelled await
+  of a removal falls back to a removal in the background).
 """
 
 from __future__ import annotations
@@ -30,15 +50,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox_env.constants import DEFAULTS, TOOL_NAMES
-from sandbox_env.families import get_family
+from sandbox_env.constants import DEFAULTS, short
+from sandbox_env.families import ended_before_collect, get_family, grade_final
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.grading import Grader
 from sandbox_env.image import ensure_image
-from sandbox_env.sandbox import Limits, Sandbox
+from sandbox_env.sandbox import Limits, Sandbox, SandboxBackend, SandboxEndedFromInside
 from sandbox_env.sandbox.docker import DockerBackend
 from sandbox_env.sandbox.pool import default_pool_size
-from sandbox_env.tools import run_bash, run_code
+from sandbox_env.tools import check_tool_args, run_tool, sandbox_replaced_message
 
 logger = logging.getLogger("websandbox.v1")
 
@@ -56,6 +76,7 @@ class SandboxSettings:
     tmp_mb: int = DEFAULTS.tmp_mb
     network: bool = DEFAULTS.network
     pool_size: int | None = None  # None: the classic default, no pool (sandbox/pool.py)
+    max_sandboxes: int | None = None  # None: the host's default budget (sandbox/budget.py)
     grading_timeout_seconds: float = DEFAULTS.timeout_seconds
     timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
     output_cap: int = DEFAULTS.output_cap
@@ -74,10 +95,11 @@ class SandboxSettings:
 class Backend:
     """One sandbox backend, its warm pool and its grader, for one `SandboxSettings`."""
 
-    def __init__(self, settings: SandboxSettings) -> None:
+    def __init__(self, settings: SandboxSettings, sandboxes: SandboxBackend | None = None) -> None:
+        """`sandboxes`: another implementation of the sandbox interface (default: Docker with these settings)."""
         self.settings = settings
         self.image = settings.image or ensure_image(build_if_missing=settings.build_image)
-        self.sandboxes = DockerBackend(settings.limits())
+        self.sandboxes = sandboxes or DockerBackend(settings.limits(), max_sandboxes=settings.max_sandboxes)
         pool_size = default_pool_size() if settings.pool_size is None else settings.pool_size
         self.sandboxes.keep_warm(self.image, pool_size)
         prewarm = max(1, pool_size // 2) if pool_size > 0 else 0
@@ -86,16 +108,30 @@ class Backend:
     async def open(self, task: TaskRow) -> Lease:
         """A ready container with the task laid out; raises `LeaseError` when the harness fails."""
         try:
-            sid = await self.sandboxes.acquire(self.image)
+            sid = await self.sandboxes.acquire(self.image)  # a cancelled start removes what it started
         except Exception as exc:
             raise LeaseError(f"no sandbox could be started for task {task.task_id}: {exc}") from exc
         lease = Lease(self, task, sid)
         try:
             await get_family(task.family).setup(Sandbox(self.sandboxes, sid), task)
-        except Exception as exc:
-            await lease.release()
-            raise LeaseError(f"setting up task {task.task_id} failed: {exc}") from exc
+        except BaseException as exc:  # cancelled too: the container must not outlive the attempt
+            lease.release_later()
+            if isinstance(exc, Exception):
+                raise LeaseError(f"setting up task {task.task_id} failed: {exc}") from exc
+            raise
         return lease
+
+    async def fresh(self, task: TaskRow) -> str:
+        """A new ready container set up like a lease's first one; nothing is left behind when it fails."""
+        sid = None
+        try:
+            sid = await self.sandboxes.acquire(self.image)
+            await get_family(task.family).setup(Sandbox(self.sandboxes, sid), task)
+        except BaseException:
+            if sid is not None:
+                self.sandboxes.delete_later(sid)
+            raise
+        return sid
 
     def teardown(self) -> None:
         self.sandboxes.teardown()
@@ -107,7 +143,11 @@ class LeaseError(RuntimeError):
 
 @dataclass
 class Lease:
-    """One rollout's container: tools, then `finish()` (collect, release, grade)."""
+    """One rollout's container: tools, then `finish()` (collect, release, grade).
+
+    `sid` is the current container: a tool call whose sandbox was ended from inside
+    swaps it for a fresh one (`replaced` counts how often).
+    """
 
     backend: Backend
     task: TaskRow
@@ -115,53 +155,95 @@ class Lease:
     fault: str | None = None
     command_seconds: list[float] = field(default_factory=list)
     released: bool = False
+    replaced: int = 0
+    _replacing: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+    _last_ending: str = ""
 
-    def _sandbox(self) -> Sandbox:
-        return Sandbox(self.backend.sandboxes, self.sid)
+    def _sandbox(self, sid: str | None = None) -> Sandbox:
+        return Sandbox(self.backend.sandboxes, sid or self.sid)
 
     async def call(self, tool: str, args: dict[str, Any]) -> str:
-        """Run one tool call with the classic semantics (time limit, output cap, formatting)."""
-        if tool not in TOOL_NAMES:
-            raise ValueError(f"unknown tool {tool!r}; the tools are: {', '.join(TOOL_NAMES)}")
+        """Run one tool call with the classic semantics (argument checks, time limit, output cap, formatting).
+
+        Raises `ToolArgumentError` (a `ValueError`) for a call the tools do not accept and
+        `LeaseError` for a harness fault.
+        """
+        check_tool_args(tool, args)  # a call the tools do not accept is the model's to fix, not a fault
         if self.released:
             raise LeaseError("the rollout's sandbox was already released")
+        if self.fault is not None:
+            raise LeaseError(self.fault)
+        async with self._replacing:  # a call made while the sandbox is being replaced runs in the new one
+            sid = self.sid
         settings = self.backend.settings
         t0 = time.perf_counter()
         try:
-            if tool == "bash":
-                return await run_bash(self._sandbox(), args["command"], settings.timeout_per_command_seconds, settings.output_cap)
-            return await run_code(self._sandbox(), args["code"], settings.timeout_per_command_seconds, settings.output_cap)
+            return await run_tool(self._sandbox(sid), tool, args, settings.timeout_per_command_seconds, settings.output_cap)
+        except SandboxEndedFromInside as exc:
+            return await self._replace(sid, exc.evidence)
         except Exception as exc:
+            if sid != self.sid or self._replacing.locked():  # another call's processes ended this sandbox
+                return sandbox_replaced_message(self._last_ending or "its processes ended it")
             self.fault = self.fault or f"{tool} failed in the sandbox: {exc}"
             raise LeaseError(self.fault) from exc
         finally:
             self.command_seconds.append(time.perf_counter() - t0)
 
+    async def _replace(self, old: str, evidence: str) -> str:
+        """The model's own processes ended its sandbox: a fresh one, set up like the first, and a message."""
+        async with self._replacing:
+            if self.sid != old:  # a concurrent call already replaced it
+                return sandbox_replaced_message(self._last_ending or evidence)
+            self._last_ending = evidence
+            self.backend.sandboxes.delete_later(old)
+            try:
+                new = await self.backend.fresh(self.task)
+            except Exception as exc:
+                self.fault = f"the sandbox was ended from inside ({evidence}) and no fresh one could be set up: {exc}"
+                raise LeaseError(self.fault) from exc
+            if self.released:  # the rollout ended while the fresh sandbox started
+                self.backend.sandboxes.delete_later(new)
+                raise LeaseError("the rollout's sandbox was released while it was being replaced")
+            self.sid = new
+            self.replaced += 1
+        logger.info("task %s: sandbox replaced after it was ended from inside (%s)", self.task.task_id, evidence)
+        return sandbox_replaced_message(evidence)
+
     async def finish(self) -> Grade:
-        """Take the final state out, release the container, grade in fresh containers."""
-        if self.fault is not None:
-            await self.release()
-            return Grade.harness_fault(self.fault)
+        """Take the final state out, release the container, grade in fresh containers (`grade_final`)."""
         try:
-            final = await get_family(self.task.family).collect(self._sandbox(), self.task)
-        except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
-            await self.release()
-            return Grade.harness_fault(f"could not take the final state out of the sandbox: {exc}")
-        await self.release()
+            if self.fault is not None:
+                return Grade.harness_fault(self.fault)
+            try:
+                final = await get_family(self.task.family).collect(self._sandbox(), self.task)
+            except SandboxEndedFromInside as exc:
+                return ended_before_collect(exc.evidence)
+            except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
+                return Grade.harness_fault(f"could not take the final state out of the sandbox: {exc}")
+        finally:
+            await self.release()  # before grading: a rollout holds one budget slot at a time
         final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
-        try:
-            return await get_family(self.task.family).grade(final, self.task, self.backend.grader)
-        except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
-            return Grade.harness_fault(f"{type(exc).__name__}: {exc}")
+        return await grade_final(self.task, final, self.backend.grader)
 
     async def release(self) -> None:
+        """Remove the container now (once; later calls do nothing)."""
         if self.released:
             return
         self.released = True
         try:
             await self.backend.sandboxes.delete(self.sid)
+        except asyncio.CancelledError:  # a removal that may not have begun: make sure it happens
+            self.backend.sandboxes.delete_later(self.sid)
+            raise
         except Exception as exc:  # noqa: BLE001 - teardown and gc remove what this misses
-            logger.warning("could not remove sandbox %s: %s", self.sid[:12], exc)
+            logger.warning("could not remove sandbox %s: %s", short(self.sid), exc)
+
+    def release_later(self) -> None:
+        """Remove the container in the background (once): for exit paths that must not wait."""
+        if self.released:
+            return
+        self.released = True
+        self.backend.sandboxes.delete_later(self.sid)
 
 
 _backends: dict[SandboxSettings, Backend] = {}

@@ -18,15 +18,23 @@ Decisions:
 - Reward `score` (weight 1) is the grade's score; the weight-0 metrics are the
   classic ones (`METRIC_NAMES`) plus `sandbox_command_execution_time`
   (mean seconds a tool call took).
-- A harness fault (no container, a container that died, a final state that
-  cannot be read, a grader that sent no report) still records reward 0 and
-  `scoring_error` = 1, and then raises `vf.SandboxError`: the trace ends with
-  `ok = False` and an error, which prime-rl reschedules rather than training
-  on. A fault during a tool call also stops the rollout before the next turn.
-- The classic `max_turns` default (5 for `orm`, 20 otherwise) is a task `@stop`;
+- Blame is the classic front door's (adapter.py): a harness fault (no container,
+  a container lost by no doing of the model's, a final state that cannot be read,
+  a grading fault that a retry in fresh sandboxes did not cure) still records
+  reward 0 and `scoring_error` = 1, and then raises `vf.SandboxError`: the trace
+  ends with `ok = False` and an error, which prime-rl reschedules rather than
+  training on. A fault during a tool call also stops the rollout before the next
+  turn. What the model's own processes do to a sandbox is the model's: a tool call
+  that ended its sandbox gets a fresh one and a message, and graded code that
+  ended or exhausted its grading sandbox scores 0.0 with no error. A rollout whose
+  finalize deadline (`--env.agent.timeout.finalize`, a stop and no error to v1)
+  expired before grading ended was never graded: a harness fault, not a zero.
+- The classic `max_turns` default (`DEFAULTS.orm_max_turns` for `orm`,
+  `DEFAULTS.max_turns` otherwise) is a task `@stop`;
   v1's own `--env.agent.max-turns` and token caps apply on top.
-- Every lease is released: by `finalize`, or, when the rollout failed before
-  it, by the env's `run()`; `stop()` removes whatever the process still holds.
+- Every lease is released: by `finalize`, or, when the rollout failed or was
+  cancelled before it, by the env's `run()` (in the background: a cancelled
+  episode must not wait); `stop()` removes whatever the process still holds.
 """
 
 from __future__ import annotations
@@ -41,15 +49,15 @@ from pydantic import Field
 
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import load_rows, select_rows
-from sandbox_env.families.base import TaskRow
+from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.metrics import metric_values
 from sandbox_env.system_prompt import SYSTEM_PROMPT
 from sandbox_env.v1.adapter import Lease, LeaseError, SandboxSettings, backend_for, close_backends
 from sandbox_env.v1.bridge import bridge, stop_bridge
 from sandbox_env.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
 
-DEFAULT_MAX_TURNS = {"orm": 5}
-FALLBACK_MAX_TURNS = 20
+DEFAULT_MAX_TURNS = {"orm": DEFAULTS.orm_max_turns}
+FALLBACK_MAX_TURNS = DEFAULTS.max_turns
 
 # rollout (trace id) -> its lease, in this env worker; and what one episode opened:
 # (trace id, bridge token, lease), so that its end can close what a failed rollout left open
@@ -97,7 +105,10 @@ class WebSandboxTaskConfig(vf.TaskConfig):
     tmp_mb: int = DEFAULTS.tmp_mb
     network: bool = DEFAULTS.network
     pool_size: int | None = None
-    """Ready sandboxes kept started per env worker (None = two per core, 0 = start one per rollout)."""
+    """Ready sandboxes kept started per env worker (None = the classic default: no pool, start one per rollout)."""
+    max_sandboxes: int | None = None
+    """Containers at once on this host, shared by every env worker of the user (None = the host's default:
+    four per core, bounded by memory; sandbox/budget.py). Past it, rollouts and grading runs queue."""
     timeout_seconds: float = DEFAULTS.timeout_seconds
     """Limit of one grading run."""
     timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
@@ -119,6 +130,7 @@ class WebSandboxTaskConfig(vf.TaskConfig):
             tmp_mb=self.tmp_mb,
             network=self.network,
             pool_size=self.pool_size,
+            max_sandboxes=self.max_sandboxes,
             grading_timeout_seconds=self.timeout_seconds,
             timeout_per_command_seconds=self.timeout_per_command_seconds,
             output_cap=self.output_cap,
@@ -178,6 +190,10 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
         return metric_values(trace.state.grade)
 
     async def score(self, trace: vf.Trace, runtime: vf.Runtime | None = None) -> None:
+        if trace.state.grade is None:  # finalize did not finish grading (its deadline expired): not the model's
+            reason = "the rollout was not graded: its finalize deadline (--env.agent.timeout.finalize) expired first"
+            trace.state.grade = Grade.harness_fault(reason).to_dict()
+            trace.info["grade"] = trace.state.grade
         await super().score(trace, runtime)
         fault = (trace.state.grade or {}).get("scoring_error")
         if fault:
@@ -241,7 +257,7 @@ class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
             for trace_id, token, lease in opened:  # no-ops when finalize already closed them
                 _leases.pop(trace_id, None)
                 bridge().revoke(token)
-                await lease.release()
+                lease.release_later()
 
     async def stop(self) -> None:
         await stop_bridge()

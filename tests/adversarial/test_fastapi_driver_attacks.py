@@ -124,6 +124,29 @@ for _pid in _grader_pids().get("http_driver.py", []):
 """
 )
 
+# A handler that races forks of its own for the one CPU, so that the driver's clock saw it wait for a CPU
+# and took the wait for starvation: the run's deadline passed with the app barely "active", and the report
+# blamed the harness (a scoring_error that trainers reschedule, for an app that never answers).
+SELF_STARVING = (
+    BROKEN_APP
+    + """
+import os as _os
+
+
+def _spin():
+    while True:
+        pass
+
+
+@app.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+def anything(path: str):
+    for _ in range(8):
+        if _os.fork() == 0:
+            _spin()
+    _spin()
+"""
+)
+
 # Claims on the witness's own events pipe (the driver's cross-check) that the app sent a 201, written
 # after the real status went out, so that the claim is the last word on every request.
 FORGE_WITNESS_EVENTS = (
@@ -199,6 +222,12 @@ async def test_an_app_that_stops_the_driver_is_the_submissions_zero_not_a_harnes
     g = await grade_fastapi(backend, image, STOP_THE_DRIVER, timeout=90)
     assert_zero(g)
     assert "did not finish within the grading limit" in g.reason
+
+
+async def test_a_handler_that_starves_itself_with_its_own_forks_is_the_submissions_zero(backend, image):
+    g = await grade_fastapi(backend, image, SELF_STARVING, timeout=90, request_timeout=3)
+    assert_zero(g, tampered=False)
+    assert "did not finish within 3 s" in g.reason
 
 
 async def test_claims_written_on_the_witness_pipe_are_tampering(backend, image):

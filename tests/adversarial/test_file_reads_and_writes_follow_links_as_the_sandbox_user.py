@@ -3,15 +3,23 @@
 The final-state read of the django and fastapi families (`read_files`) and the setup
 writes (`write_files`) are done by the agent itself. A link the model plants is
 followed with filesystem uid 1000, and only regular files are read or written, so a
-FIFO or a device cannot hang or feed the agent.
+FIFO or a device cannot hang or feed the agent. Whatever the model leaves at a
+deliverable's path that cannot be read (a link loop, a socket, a link to a file whose
+reads fail) reads as missing: before, the agent answered with an error, the host took
+the final read for a harness fault, and a model could have any rollout rescheduled
+instead of scored by leaving `ln -s app.py app.py` behind.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from sandbox_env.families.fastapi import FAMILY as FASTAPI
 from sandbox_env.sandbox import SandboxError
 from sandbox_env.tools import run_bash
+from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker
 
@@ -53,3 +61,25 @@ async def test_files_the_model_made_private_are_still_collected(sandbox):
     assert await sandbox.read_files(["pkg/app.py"], timeout=10) == {"pkg/app.py": b"secret-ok\n"}
     await sandbox.write_files({"pkg/new.py": "x = 1\n"})
     assert await run_bash(sandbox, "stat -c '%u:%g' pkg/new.py", timeout=10) == "1000:1000"
+
+
+async def test_link_loops_sockets_and_files_whose_reads_fail_read_as_missing(sandbox):
+    await run_bash(
+        sandbox,
+        "ln -s loop.py loop.py; "
+        "python3 -c \"import socket; socket.socket(socket.AF_UNIX).bind('sock.py')\"; "
+        "python3 -c 'import os, time; os.setsid(); time.sleep(600)' > /dev/null 2>&1 & ln -s /proc/$!/mem mem.py",
+        timeout=10,
+    )
+    paths = ["loop.py", "sock.py", "mem.py"]
+    assert await sandbox.read_files(paths, timeout=10) == dict.fromkeys(paths)
+    assert await run_bash(sandbox, "echo still-answering", timeout=5) == "still-answering"
+
+
+async def test_an_app_py_left_as_a_link_loop_is_the_models_zero_not_a_harness_fault(backend, image):
+    root = Path(__file__).resolve().parents[2] / "sandbox_env" / "tasks" / "fastapi" / "fastapi_status_204"
+    task = FASTAPI.compile_task(root)
+    calls = [{"tool": "bash", "args": {"command": "rm -f app.py; ln -s app.py app.py"}}]
+    run = await scripted_rollout(backend, image, task, calls)
+    assert run.grade.score == 0.0 and run.grade.scoring_error is None, run.grade.reason
+    assert "does not exist" in run.grade.reason

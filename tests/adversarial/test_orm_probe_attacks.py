@@ -98,3 +98,21 @@ async def test_junk_or_no_value_on_the_probes_reply_is_the_submissions_zero(back
     grades = await asyncio.gather(*(_play(backend, image, code) for code in (JUNK_ON_THE_REPLY_PIPE, NO_VALUE, HUGE_INTEGER)))
     for g in grades:
         assert g.score == 0.0 and g.scoring_error is None, g.reason
+
+
+# A package planted in /workspace under the name the session's preamble imports, one that never
+# finishes importing, then the session ended: before, its restart imported the planted `django` and
+# outlasted the host's deadline for the call, and an idle sandbox's silent agent is a harness fault:
+# any rollout voided (rescheduled) at the model's will.
+PLANT_DJANGO_THEN_END_THE_SESSION = [
+    {"tool": "bash", "args": {"command": "mkdir -p django && printf 'import time\\ntime.sleep(10**6)\\n' > django/__init__.py"}},
+    {"tool": "execute_code", "args": {"code": "import os; os._exit(0)"}},
+]
+
+
+async def test_a_module_planted_under_a_name_the_preamble_imports_cannot_hold_up_a_restart(backend, image):
+    task = FAMILY.compile_task(TASK_DIR)
+    answer = {"tool": "execute_code", "args": {"code": (TASK_DIR / "reference.py").read_text()}}
+    run = await scripted_rollout(backend, image, task, [*PLANT_DJANGO_THEN_END_THE_SESSION, answer])
+    assert "restarted" in run.outputs[1], run.outputs[1]
+    assert run.grade.score == 1.0 and run.grade.scoring_error is None, run.grade.reason

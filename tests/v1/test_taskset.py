@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -10,6 +11,7 @@ from mcp.server.mcpserver import MCPServer
 
 from sandbox_env.dataset import load_rows
 from sandbox_env.v1 import WebSandboxEnv, WebSandboxTaskset, WebSandboxToolset, WebSandboxToolsetConfig
+from sandbox_env.v1.adapter import Backend
 from sandbox_env.v1.taskset import task_row
 
 
@@ -61,3 +63,15 @@ def test_the_env_defaults_to_the_null_harness_on_the_host_and_refuses_a_host_she
     bash = vf.resolve_env_config({"taskset": {"id": "websandbox"}, "agent": {"harness": {"id": "bash"}}})
     with pytest.raises(ValueError, match="outside the sandbox"):
         vf.load_environment(bash)
+
+
+@pytest.mark.docker
+def test_max_sandboxes_is_a_taskset_setting_that_bounds_the_hosts_containers():
+    assert _taskset().config.task.settings().max_sandboxes is None  # the host's default (sandbox/budget.py)
+    config = vf.resolve_env_config({"taskset": {"id": "websandbox", "task": {"max_sandboxes": 3}}})
+    settings = config.taskset.task.settings()
+    backend = Backend(dataclasses.replace(settings, image="any"))  # starts no container
+    try:
+        assert settings.max_sandboxes == 3 and backend.sandboxes.budget.limit == 3
+    finally:
+        backend.teardown()

@@ -61,3 +61,12 @@ def test_a_rollout_stops_at_the_first_turn_past_its_token_budget(image):
     assert trace.num_turns == 1, "the turn that crossed the budget is the last one"
     assert len(_tool_names(trace)) == 1 and trace.reward == 0.0
     assert trace.metrics["sandbox_command_execution_time"] > 0.0  # the one tool call was timed
+
+
+def test_a_finalize_deadline_that_cuts_grading_short_is_a_harness_fault_not_the_models_zero(image):
+    agent = {"timeout": {"finalize": 0.01}}  # ends finalize before the final state is even out of the sandbox
+    code, run = run_eval_v1("reference", env_args={"task_ids": ["smoke_hello"], "image": image}, agent=agent)
+    trace = _traces(run)["smoke_hello"]
+    assert not trace.ok and any("not graded" in e.message for e in trace.errors), trace.errors
+    assert trace.reward == 0.0 and trace.metrics["scoring_error"] == 1.0
+    assert leaked_containers() == []

@@ -16,6 +16,12 @@ A container's directory is `docker/<id>` (cgroupfs driver) or `system.slice/dock
 (systemd driver) under each hierarchy. Where none is found (an engine on another host, a
 cgroup namespace that hides the host's tree), `sample` returns None and blame.py treats
 the evidence as missing, which never counts against the submission.
+
+Nothing is assumed about where the engine runs: the directory is named by the container's
+full id (64 hex digits, random), so finding it proves the container runs on this
+machine's kernel. A remote engine's container (`DOCKER_HOST`) has none here, and then no
+file is read for it, not even the host's `/proc/pressure/cpu` (read only beside a
+container's own v1 directories).
 """
 
 from __future__ import annotations

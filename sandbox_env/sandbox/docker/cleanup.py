@@ -1,42 +1,59 @@
-"""Finding and removing containers that outlived their run (`websandbox gc`), and a run's own containers.
+"""Finding and removing containers that outlived their owner (`websandbox gc`), and a run's own containers.
 
-A container is left over when its run is over: no process holds the run's lock any more
-(runs.py) and the process that made it is gone. `gc` removes only those, so it never
-touches a live run's containers, even one whose env-server worker died while the run
-goes on. Containers of another user's runs (whose locks this user cannot see) are judged
-by their owner's pid alone.
+A container is left over when its owner is provably gone (owner.py): its owner ran in this
+machine's scope (boot and pid namespace), its run is over (no process holds the run's
+lock: runs.py) and no process with the owner's pid and start time exists. `gc` removes
+only those, so it never touches a live run's containers, even one whose env-server worker
+died while the run goes on.
+
+Containers whose owner ran elsewhere (another machine sharing the engine, or this
+machine before a reboot) cannot be judged from here: `gc` leaves them and says how many
+and whose; `gc --other-hosts` removes them too (when their machine is known to be gone),
+`gc --all` removes every websandbox container on the engine. The engine is the one
+`DOCKER_HOST` names, local or not: the decision reads labels, never the engine's /proc.
 """
 
 from __future__ import annotations
 
-import os
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 import docker.errors
 
 from sandbox_env.constants import short
-from sandbox_env.sandbox.docker.engine import docker_client
-from sandbox_env.sandbox.docker.labels import LABEL, LABEL_PID, LABEL_RUN
+from sandbox_env.sandbox.docker.engine import docker_client, engine_on_local_socket
+from sandbox_env.sandbox.docker.labels import LABEL, LABEL_HOST, LABEL_OWNER, LABEL_PID, LABEL_RUN
+from sandbox_env.sandbox.owner import Verdict, judge, process_start, this_scope
 from sandbox_env.sandbox.runs import run_is_live
 
 
-def _owner_alive(labels: dict[str, str]) -> bool:
-    pid = int(labels.get(LABEL_PID, "0") or 0)
-    return bool(pid) and _alive(pid)
+def verdict(labels: dict[str, str]) -> Verdict:
+    """gc's judgement of one container's owner, made on this machine."""
+    return judge(
+        labels.get(LABEL_OWNER),
+        run=labels.get(LABEL_RUN, ""),
+        pid=labels.get(LABEL_PID, ""),
+        host=labels.get(LABEL_HOST, ""),
+        scope=this_scope(),
+        run_live=run_is_live,
+        probe=process_start,
+        local_engine=engine_on_local_socket(),
+    )
+
+
+def survey(only: str | None = None) -> list[tuple[dict[str, Any], Verdict]]:
+    """Every websandbox container on the engine (`only`: that also carry this label, `key` or `key=value`), judged."""
+    api = docker_client().api
+    found = api.containers(all=True, filters={"label": [LABEL, only] if only else LABEL})
+    return [(c, verdict(c.get("Labels") or {})) for c in found]
 
 
 def leaked_containers() -> list[dict[str, Any]]:
-    """websandbox containers whose run is over and whose owning process has ended: what a crash left behind."""
-    api = docker_client().api
-    out = []
-    for c in api.containers(all=True, filters={"label": LABEL}):
-        labels = c.get("Labels") or {}
-        if run_is_live(labels.get(LABEL_RUN, "")) or _owner_alive(labels):
-            continue
-        out.append(c)
-    return out
+    """websandbox containers whose owner is provably gone: what a crash on this machine left behind."""
+    return [c for c, v in survey() if v.state == "gone"]
 
 
 def run_containers(run_id: str) -> list[dict[str, Any]]:
@@ -77,22 +94,49 @@ def settle_run(run_id: str, wait: float = 10.0) -> list[str]:
     return remove(left)
 
 
-def gc(all_owners: bool = False) -> list[str]:
-    """Remove containers left by runs that ended without cleaning up.
+@dataclass
+class GcReport:
+    removed: list[str] = field(default_factory=list)  # short ids
+    left_elsewhere: Counter = field(default_factory=Counter)  # host name -> containers left (owner on another machine)
+    left_unknown: int = 0  # no owner label, engine not reached through a local socket
 
-    By default only containers whose run is over and whose owning process is gone; with
-    all_owners, every websandbox container on the engine.
+    def summary(self) -> str:
+        text = f"removed {len(self.removed)} container(s)" + (f": {' '.join(self.removed)}" if self.removed else "")
+        if self.left_elsewhere:
+            hosts = ", ".join(f"{n} of {h or '?'}" for h, n in sorted(self.left_elsewhere.items()))
+            text += (
+                f"; left {sum(self.left_elsewhere.values())} whose owner ran on another machine or before a reboot "
+                f"({hosts}): `websandbox gc --other-hosts` removes them"
+            )
+        if self.left_unknown:
+            text += f"; left {self.left_unknown} without an owner label (`websandbox gc --other-hosts` removes them)"
+        return text
+
+
+def collect(all_owners: bool = False, other_hosts: bool = False, only: str | None = None) -> GcReport:
+    """Remove containers whose owner is gone (and, when asked, those owned on other machines, or all).
+
+    `only`: consider only containers that also carry this label (`key` or `key=value`).
     """
-    api = docker_client().api
-    victims = api.containers(all=True, filters={"label": LABEL}) if all_owners else leaked_containers()
-    return remove(victims)
+    report = GcReport()
+    victims = []
+    for c, v in survey(only):
+        if all_owners or v.state == "gone" or (other_hosts and v.state in ("elsewhere", "unknown")):
+            victims.append(c)
+        elif v.state == "elsewhere":
+            report.left_elsewhere[(c.get("Labels") or {}).get(LABEL_HOST, "")] += 1
+        elif v.state == "unknown":
+            report.left_unknown += 1
+    report.removed = remove(victims)
+    return report
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
+def gc(all_owners: bool = False, other_hosts: bool = False) -> list[str]:
+    """Remove containers left by owners that ended without cleaning up; returns their short ids.
+
+    By default only containers whose owner is provably gone; with other_hosts, also those
+    whose owner ran elsewhere or cannot be told (the caller knows those machines are done
+    with them); with all_owners, every websandbox container on the
+    engine.
+    """
+    return collect(all_owners, other_hosts).removed

@@ -4,8 +4,16 @@ Every blocking engine call runs in this backend's own thread pool, so the event 
 never waits on Docker. Requests travel over one attach stream kept open to the
 in-container agent (channel.py) instead of a `docker exec` per call.
 
-Budget: every container holds a slot of the host's container budget (budget.py) from
-before it is created until it is removed, whatever its role (rollout, pool, grader).
+Budget: every container holds a slot of the engine's container budget (budget.py) from
+before it is created until it is removed, whatever its role (rollout, pool, grader). The
+budget is kept per engine (its id) and sized by the engine's machine by default.
+
+A remote engine (`DOCKER_HOST=tcp://...` or `ssh://...`, engine.py) works the same way:
+containers, the attach stream, the reaper (it inherits `DOCKER_HOST`) and the labels do not
+care where the engine runs. What does: the container's cgroup, the usage evidence, is read
+only from the directory named by its full id on this machine (cgroup.py); a remote engine's
+container has none here, so its evidence is missing, which blame.py never counts against
+the submission (a wall-clock backstop hit there is a harness fault, rescheduled).
 
 Lifetime (spec.py): a container is attached before it starts and ends when that stream
 closes; the first container also starts the reaper (reaper.py), which removes what is
@@ -14,7 +22,8 @@ stream first, which alone ends every agent, then removes the containers in paral
 
 A lost agent is diagnosed (diagnose.py) from the engine's events (events.py) and the
 container's cgroup (cgroup.py): `SandboxEndedFromInside` when the container's own
-processes did it, a plain `SandboxError` otherwise.
+processes did it, a plain `SandboxError` otherwise; a container paused or a supervisor
+stopped from outside (procs.py) is never the sandbox's.
 """
 
 from __future__ import annotations
@@ -38,10 +47,11 @@ from sandbox_env.sandbox.budget import SandboxBudget, Slot, default_max_sandboxe
 from sandbox_env.sandbox.docker import cgroup, reaper
 from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
 from sandbox_env.sandbox.docker.diagnose import diagnose
-from sandbox_env.sandbox.docker.engine import docker_client
+from sandbox_env.sandbox.docker.engine import docker_client, engine_info
 from sandbox_env.sandbox.docker.events import ContainerEvents
 from sandbox_env.sandbox.docker.hardening import Grant, refuses_capability, sys_resource_grant
 from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
+from sandbox_env.sandbox.docker.procs import stopped_supervisor
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
 from sandbox_env.sandbox.runs import current_run_id, hold_run
@@ -92,8 +102,14 @@ class DockerBackend(SandboxBackend):
         self.client_id = uuid.uuid4().hex[:SHORT_ID]
         self.run_id = current_run_id()
         hold_run(self.run_id)
-        self.budget = budget or SandboxBudget(max_sandboxes or default_max_sandboxes(memory_mb=self.limits.memory_mb))
         self._docker = docker_client()
+        if budget is None:
+            engine = engine_info()
+            limit = max_sandboxes or default_max_sandboxes(
+                cores=engine.cores or None, memory_bytes=engine.memory_bytes or None, memory_mb=self.limits.memory_mb
+            )
+            budget = SandboxBudget(limit, engine=engine.key)
+        self.budget = budget
         self._api = self._docker.api
         self._threads = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="websandbox-docker")
         self._records: dict[str, _Record] = {}
@@ -163,8 +179,12 @@ class DockerBackend(SandboxBackend):
         except Exception:  # noqa: BLE001 - the engine may already be gone at exit
             pass
         if ids:
-            with ThreadPoolExecutor(max_workers=min(16, len(ids))) as pool:
-                list(pool.map(self._delete_quietly, ids))
+            try:
+                with ThreadPoolExecutor(max_workers=min(16, len(ids))) as pool:
+                    list(pool.map(self._delete_quietly, ids))
+            except RuntimeError:  # at interpreter exit no new thread may start: one at a time then
+                for sid in ids:
+                    self._delete_quietly(sid)
         self._events.stop()
 
     def usage_point(self, sandbox_id: str) -> UsagePoint | None:
@@ -292,6 +312,16 @@ class DockerBackend(SandboxBackend):
                 return True  # cannot tell: judge by the cgroup
             return rec.container.attrs["State"].get("Running", False)
 
+        def held() -> str | None:
+            try:
+                rec.container.reload()
+            except docker.errors.APIError:
+                return None  # gone or unreachable: the engine's record and the cgroup decide
+            state = rec.container.attrs.get("State") or {}
+            if state.get("Paused"):
+                return "its container was paused from outside (docker pause), which code in the sandbox cannot do"
+            return stopped_supervisor(state.get("Pid"))
+
         def measure() -> Usage | None:
             points = list(rec.recent)
             now = self.usage_point(sandbox_id)  # None once the container is gone
@@ -315,6 +345,7 @@ class DockerBackend(SandboxBackend):
             running=running,
             measure=measure,
             agent_reachable=rec.agent_user == SANDBOX_USER,
+            held=held,
         )
 
     def _delete(self, sandbox_id: str) -> None:

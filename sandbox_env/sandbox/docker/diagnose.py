@@ -18,7 +18,11 @@ Evidence, in order:
    the agent leaving on end of input, which follows from the host closing the stream
    after the failure: no evidence either way. Any other exit code is the agent failing
    by itself: the harness. A container that is gone with no record of how: the harness.
-4. Otherwise the agent fell silent: the sandbox's cgroup over the last seconds before the
+4. The agent fell silent in a container that still runs. A container paused from outside
+   (`docker pause`), or a root process of it (docker-init, the agent) stopped by a signal or
+   a tracer (procs.py): someone outside held it, which the sandboxed code cannot do, so the
+   harness, however busy the sandbox's other processes kept its CPU.
+5. Otherwise the agent fell silent: the sandbox's cgroup over the last seconds before the
    failure (sampled while the call ran: cgroup.py) says whether it kept its CPU busy or
    sat at its pids or memory limit (its own doing) or was idle or starved (the harness).
 """
@@ -66,11 +70,14 @@ def diagnose(
     running: Callable[[], bool | None],
     measure: Callable[[], Usage | None],
     agent_reachable: bool = True,
+    held: Callable[[], str | None] = lambda: None,
 ) -> SandboxError:
     """The exception that says why the agent of `sandbox_id` was lost and whose doing it was.
 
     `running()` asks the engine whether the container still runs (None: it is gone);
     `measure()` is the sandbox's usage over the last seconds before the failure;
+    `held()` says how the container or its supervisor was held from outside (paused,
+    stopped), or None;
     `agent_reachable` whether the agent runs as the sandboxed code's own user (then that
     code can signal it and write to its descriptors; otherwise a signal or junk can only
     have come from outside).
@@ -94,6 +101,9 @@ def diagnose(
             return SandboxEndedFromInside(f"{who}: {error} ({why})", why)
         if inside is False:
             return SandboxError(f"{who}: {error} ({why})")
+    hold = held()
+    if hold:
+        return SandboxError(f"{who}: {error} ({hold})")
     verdict = judge_silence(measure())
     if verdict.submission:
         why = f"the agent could not answer because {verdict.why}"

@@ -1,0 +1,126 @@
+"""Faults injected from outside a sandbox, as the host, the engine or the machine would fail.
+
+Every fault goes through the real Docker engine with the `docker` SDK (or, for SIGSTOP,
+the host's own `kill`), aimed at one container found by its labels
+(`websandbox.client` = the backend that made it, `websandbox.role` = rollout or grader)
+at the moment its work is under way (`Injector` polls `docker top` for a process whose
+command line holds a given text). Nothing here is done from inside a sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import docker.errors
+
+from sandbox_env.sandbox.docker import docker_client
+
+# what a grading container runs for each family, as `docker top` shows it
+GRADER_PROGRAMS = {"fastapi": "http_driver.py", "django": "pytest_runner.py", "smoke": "smoke_grader.py"}
+STARVED_NANO_CPUS = 10_000_000  # 0.01 CPU, as `docker update --cpus 0.01`
+
+
+def api():
+    return docker_client().api
+
+
+def processes(cid: str) -> list[tuple[int, str]]:
+    """(host pid, command line) of every process of container `cid`; [] when it is gone or paused."""
+    try:
+        rows = api().top(cid, ps_args="-eo pid,args")["Processes"] or []
+    except docker.errors.APIError:
+        return []
+    return [(int(r[0]), r[-1]) for r in rows]
+
+
+def agent_pid(cid: str) -> int:
+    return next(pid for pid, args in processes(cid) if "runtime/agent.py" in args and "docker-init" not in args)
+
+
+def kill(cid: str) -> None:
+    """`docker kill`: SIGKILL from the engine."""
+    api().kill(cid)
+
+
+def remove(cid: str) -> None:
+    """`docker rm -f`."""
+    api().remove_container(cid, force=True)
+
+
+def pause(cid: str) -> None:
+    """`docker pause`: the container's cgroup frozen."""
+    api().pause(cid)
+
+
+def stop_agent(cid: str) -> None:
+    """SIGSTOP to the in-container agent, sent by root on the host (its children keep running)."""
+    os.kill(agent_pid(cid), signal.SIGSTOP)
+
+
+def starve(cid: str) -> None:
+    """`docker update --cpus 0.01`: the container's CPU limit cut to a hundredth of a CPU.
+
+    The SDK's `update_container` has no `NanoCpus` (and the engine refuses a CFS period on
+    a container made with one), so the engine's update endpoint is called as the CLI does.
+    """
+    c = api()
+    c._raise_for_status(c._post_json(c._url("/containers/{0}/update", cid), data={"NanoCpus": STARVED_NANO_CPUS}))
+
+
+FAULTS = {"docker kill": kill, "docker rm -f": remove, "docker pause": pause, "SIGSTOP to the agent": stop_agent}
+
+
+def mine(client_id: str, role: str) -> list[str]:
+    filters = {"label": [f"websandbox.client={client_id}", f"websandbox.role={role}"]}
+    return [c["Id"] for c in api().containers(filters=filters)]
+
+
+class Injector:
+    """Applies `fault` to the first `times` containers of `role` made by backend `client_id`, once `needle` runs in them.
+
+    A background thread polls the engine; `hits` lists the containers it struck and
+    `errors` what went wrong applying a fault. Use as a context manager.
+    """
+
+    def __init__(self, client_id: str, role: str, needle: str, fault, times: int = 1, delay: float = 0.3) -> None:
+        self.client_id, self.role, self.needle, self.fault, self.times, self.delay = client_id, role, needle, fault, times, delay
+        self.hits: list[str] = []
+        self.errors: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Injector:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(30)
+
+    def _run(self) -> None:
+        while not self._stop.is_set() and len(self.hits) < self.times:
+            for cid in mine(self.client_id, self.role):
+                if cid in self.hits or not any(self.needle in args for _, args in processes(cid)):
+                    continue
+                time.sleep(self.delay)  # into the work, not at its first instruction
+                try:
+                    self.fault(cid)
+                except Exception as exc:  # noqa: BLE001 - reported by the test
+                    self.errors.append(f"{cid[:12]}: {exc}")
+                self.hits.append(cid)
+                if len(self.hits) >= self.times:
+                    return
+            self._stop.wait(0.1)
+
+
+def leftovers(client_id: str, within: float = 60) -> list[str]:
+    """Containers of backend `client_id` still there after `within` seconds (background removals finish first)."""
+    deadline = time.monotonic() + within
+    while True:
+        left = [c["Id"][:12] for c in api().containers(all=True, filters={"label": f"websandbox.client={client_id}"})]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.5)
