@@ -71,6 +71,7 @@ class Run:
     first_rollout_cpu: float | None = None  # host CPU used by then
     rewards: list[float] = field(default_factory=list)
     load: tuple[float, float] = (0.0, 0.0)  # 1-minute load average at the run's start and end
+    host_during: float = 0.0  # host CPU from the first rollout's start to the last one's end
     detail: list[dict] = field(default_factory=list)  # per container: kind, replies, CPU by part
 
 
@@ -140,6 +141,8 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
             parts[key] = parts.get(key, 0.0) + inside * secs / seen
     starts = [r["timing"]["start_time"] for r in results if r.get("timing")]
     first = min(starts) if starts else None
+    ends = [r["timing"]["start_time"] + r["timing"]["total"] for r in results if r.get("timing")]
+    host_during = m.host_cpu_at(max(ends)) - m.host_cpu_at(first) if starts and ends else 0.0
     return Run(
         name=family,
         rollouts=len(results),
@@ -154,6 +157,7 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
         host_by_name=m.host_by_name(),
         first_rollout=None if first is None else first - t0,
         first_rollout_cpu=None if first is None else m.host_cpu_at(first),
+        host_during=host_during,
         rewards=[float(r.get("reward") or 0.0) for r in results],
         load=load,
         detail=[
@@ -204,9 +208,12 @@ def tasks_of(family: str, n: int) -> list[TaskRow]:
 
 
 def per_rollout(run: Run, start: Run) -> dict[str, float]:
+    """Per rollout: the run minus the one-task start-up (the issue's way), and `within`: the run's containers
+    plus its host CPU while rollouts ran, which subtracts nothing measured at another time (nor its load)."""
     n = max(run.rollouts, 1)
     return {
         "own": (run.own - start.own) / n,
+        "within": (sum(run.containers.values()) + run.host_during) / n,
         "engine_shared": (run.engine_shared - start.engine_shared) / n,
         "machine": (run.machine - start.machine) / n,
         "host": (run.host - start.host) / n,
@@ -376,6 +383,8 @@ def show_family(family: str, row: dict) -> None:
     print(
         f"per {family} rollout: {pr['own']:.2f} core-s, floor {floor['floor']:.2f}, ratio {pr['own'] / floor['floor']:.2f}"
         + with_canaries
+        + f"; within the run (its containers, its host CPU while rollouts ran): {pr['within']:.2f}, "
+        f"ratio {pr['within'] / floor['floor']:.2f}"
         + f" ({run['rollouts']} rollouts, mean reward {sum(run['rewards']) / max(len(run['rewards']), 1):.3f}; "
         f"engine daemons, shared: {pr['engine_shared']:.2f}; machine-wide: {pr['machine']:.2f}; "
         f"containers {run['counts']}; load {run['load'][0]:.1f} to {run['load'][1]:.1f})",
