@@ -13,7 +13,9 @@ export VIRTUAL_ENV := $(CURDIR)/$(VENV)
 V1_ENV := PATH=$(CURDIR)/$(VENV_V1)/bin:$(PATH) VIRTUAL_ENV=$(CURDIR)/$(VENV_V1)
 # Installs write bytecode: where PYTHONDONTWRITEBYTECODE=1, a venv without .pyc files makes every
 # process compile verifiers' whole import chain again (about 40% of `websandbox eval`'s start-up).
+# The checkout itself (installed editable) is compiled by `image`, so edits are compiled again.
 export UV_COMPILE_BYTECODE := 1
+COMPILE_CHECKOUT = -m compileall -q -x '/(tasks|outputs)/' sandbox_env environments/websandbox
 
 .PHONY: setup setup-v1 image image-v1 browser eval eval-v1 test test-v1 lint gc bench
 
@@ -36,6 +38,7 @@ $(VENV_V1)/.installed: pyproject.toml environments/websandbox/pyproject.toml
 	touch $@
 
 image: setup
+	$(PY) $(COMPILE_CHECKOUT)
 	$(PY) build_tasks.py
 	websandbox build-image
 
@@ -53,6 +56,7 @@ test: image browser
 	$(PY) -m pytest -q --durations=15
 
 image-v1: setup-v1
+	$(PY_V1) $(COMPILE_CHECKOUT)
 	$(PY_V1) build_tasks.py
 	$(V1_ENV) $(VENV_V1)/bin/websandbox build-image
 

@@ -1,6 +1,6 @@
 """Core-seconds per rollout of each family through `websandbox eval`, each beside its floor from the same run.
 
-    python bench/cpu.py [--families orm,fastapi,django] [-n 20] [-c 2] [--tree PATH] [--json FILE]
+    python bench/cpu.py [--families orm,fastapi,django] [-n 20] [-c 2] [--tree PATH] [--json FILE] [--no-bytecode]
 
 What it runs is what a user runs: `websandbox eval --family F -c C -n N` (the reference
 policy served on loopback, the real vf-eval, the environment as `load_environment`
@@ -16,7 +16,9 @@ machine-wide `/proc/stat` figure, which is the one to read on a quiet machine.
 
 Per rollout = (family run - one-smoke-task run) / N, as the issue measures it.
 Floors (floors.py): the containers the family needs, each running only its share of the
-reference's work, for the same N tasks. Time to first rollout: from the command to the
+reference's work, for the same N tasks, measured just before and just after the family's
+run and averaged: on a machine that others load, CPU time per unit of work grows with
+the load, and a floor taken under another load than its run would skew the ratio. Time to first rollout: from the command to the
 first rollout's start in vf-eval's own timing, and the CPU the run had used by then (on
 a quiet machine the start-up chain runs one process at a time, so wall is about that).
 """
@@ -68,6 +70,8 @@ class Run:
     first_rollout: float | None = None  # seconds from the command
     first_rollout_cpu: float | None = None  # host CPU used by then
     rewards: list[float] = field(default_factory=list)
+    load: tuple[float, float] = (0.0, 0.0)  # 1-minute load average at the run's start and end
+    host_during: float = 0.0  # host CPU from the first rollout's start to the last one's end
     detail: list[dict] = field(default_factory=list)  # per container: kind, replies, CPU by part
 
 
@@ -95,6 +99,15 @@ def cpu_of(argv: list[str], env: dict[str, str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def compile_stdlib(pycache: Path) -> None:
+    """Bytecode of the standard library under `pycache`: an install without bytecode still has the stdlib's."""
+    import sysconfig
+
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(pycache)}
+    argv = [sys.executable, "-m", "compileall", "-q", "-j", "0", "-x", "site-packages", sysconfig.get_paths()["stdlib"]]
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def startup_floor(tree: Path, pycache: Path | None) -> float:
     """The least a start-up can cost: one process importing vf-eval and what a SandboxEnv subclass needs."""
     code = "from verifiers.legacy.scripts.eval import main\nimport verifiers as vf\nvf.SandboxEnv"
@@ -105,9 +118,11 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
     exe = Path(sys.executable).with_name("websandbox")
     env = child_env(tree, pycache)
     cmd = [str(exe), "eval", "--family", family, "-c", str(concurrency), "-n", str(n)]
+    load0 = os.getloadavg()[0]
     with log.open("w") as out, Meter(driver=driver) as m:
         t0 = time.time()
         code = subprocess.run(cmd, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
+    load = (load0, os.getloadavg()[0])
     if code != 0:
         raise RuntimeError(f"`{' '.join(cmd)}` failed (exit {code}); its output is in {log}")
     results = _results_since(tree, t0)
@@ -126,6 +141,8 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
             parts[key] = parts.get(key, 0.0) + inside * secs / seen
     starts = [r["timing"]["start_time"] for r in results if r.get("timing")]
     first = min(starts) if starts else None
+    ends = [r["timing"]["start_time"] + r["timing"]["total"] for r in results if r.get("timing")]
+    host_during = m.host_cpu_at(max(ends)) - m.host_cpu_at(first) if starts and ends else 0.0
     return Run(
         name=family,
         rollouts=len(results),
@@ -140,7 +157,9 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
         host_by_name=m.host_by_name(),
         first_rollout=None if first is None else first - t0,
         first_rollout_cpu=None if first is None else m.host_cpu_at(first),
+        host_during=host_during,
         rewards=[float(r.get("reward") or 0.0) for r in results],
+        load=load,
         detail=[
             {
                 "id": c.cid[:12],
@@ -153,6 +172,25 @@ def run_eval(tree: Path, family: str, n: int, concurrency: int, log: Path, drive
             }
             for c in mine
         ],
+    )
+
+
+def mean_run(runs: list[Run]) -> Run:
+    """The figures per_rollout and breakdown subtract, averaged over several runs of the same command."""
+    k = len(runs)
+    first = runs[0]
+    return Run(
+        name=first.name,
+        rollouts=first.rollouts,
+        own=sum(r.own for r in runs) / k,
+        host=sum(r.host for r in runs) / k,
+        containers={n: sum(r.containers[n] for r in runs) / k for n in first.containers},
+        parts=first.parts,
+        counts=first.counts,
+        engine_shared=sum(r.engine_shared for r in runs) / k,
+        machine=sum(r.machine for r in runs) / k,
+        wall=sum(r.wall for r in runs) / k,
+        host_by_name=first.host_by_name,
     )
 
 
@@ -170,9 +208,12 @@ def tasks_of(family: str, n: int) -> list[TaskRow]:
 
 
 def per_rollout(run: Run, start: Run) -> dict[str, float]:
+    """Per rollout: the run minus the one-task start-up (the issue's way), and `within`: the run's containers
+    plus its host CPU while rollouts ran, which subtracts nothing measured at another time (nor its load)."""
     n = max(run.rollouts, 1)
     return {
         "own": (run.own - start.own) / n,
+        "within": (sum(run.containers.values()) + run.host_during) / n,
         "engine_shared": (run.engine_shared - start.engine_shared) / n,
         "machine": (run.machine - start.machine) / n,
         "host": (run.host - start.host) / n,
@@ -180,7 +221,7 @@ def per_rollout(run: Run, start: Run) -> dict[str, float]:
 
 
 def breakdown(run: Run, start: Run, floor: dict[str, float]) -> dict[str, float]:
-    """Where a rollout's core-seconds go, per rollout."""
+    """Where a rollout's core-seconds go, per rollout: by process, then each container against its floor."""
     n = max(run.rollouts, 1)
     p = run.parts
 
@@ -193,9 +234,12 @@ def breakdown(run: Run, start: Run, floor: dict[str, float]) -> dict[str, float]
         "rollout container: docker-init and agent": total("init", "agent", kinds=("rollout",)),
         "rollout container: Python session": total("session", kinds=("rollout",)),
         "rollout container: tool commands (the reference's own work)": total("tool", "reaped and unsampled", kinds=("rollout",)),
-        "grading container: docker-init and agent": total("init", "agent", "tool", "reaped and unsampled", kinds=("grader",)),
-        "grading container: grader program (imports, canaries, checks)": total("grader", kinds=("grader",)),
-        "containers started and never used (pool refills, prewarmed graders)": (
+        "grading container: docker-init and agent": total("init", "agent", "tool", kinds=("grader",)),
+        # a grading container's short-lived processes are the grader's (forked app processes)
+        "grading container: grader program (imports, canaries, checks)": total(
+            "grader", "reaped and unsampled", kinds=("grader",)
+        ),
+        "containers started and never used (pool refills, prewarmed graders, refused starts)": (
             run.containers["unused pool"] + run.containers["unused grader"]
         )
         / n,
@@ -204,6 +248,19 @@ def breakdown(run: Run, start: Run, floor: dict[str, float]) -> dict[str, float]
     out["of which Python imports (floor's import figure x containers importing)"] = floor["imports"] * (
         1 if run.name == "orm" else 2
     )
+    rollout, grading = run.containers["rollout"] / n, run.containers["grader"] / n
+    out["rollout container, all in (FUSE, shim, agent, session, tools)"] = rollout
+    out["  its floor: one container running the reference's own work"] = floor["rollout_share"]
+    if floor["containers"] > 1:
+        out["grading container, all in"] = grading
+        out["  its floor: one container running the reference's grading work"] = floor["grading_share"]
+        out["  the real grader program alone (no agent), its request as a grade sends it"] = floor["grader_alone"]
+        out["  so: the grader's design beyond the floor (process separation, guard, canaries)"] = (
+            floor["grader_alone"] - floor["grading_share"]
+        )
+        out["  so: the harness's own work in it (agent, spawn and feed, file writes)"] = grading - floor["grader_alone"]
+    if floor.get("canaries"):
+        out["  of the grader's design: the canary tests (django)"] = floor["canaries"]
     return out
 
 
@@ -225,6 +282,12 @@ def main() -> None:
         "PYTHONPYCACHEPREFIX set to it: what an install with compiled bytecode gives, on a "
         "machine where PYTHONDONTWRITEBYTECODE=1 and the venv has no .pyc files",
     )
+    ap.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="run `websandbox eval` as an install without compiled bytecode runs where PYTHONDONTWRITEBYTECODE=1 "
+        "(every import compiles: PYTHONPYCACHEPREFIX points at an empty folder); the floors keep the bytecode",
+    )
     args = ap.parse_args()
     figures = measure(args)
     if args.json:
@@ -238,20 +301,36 @@ def measure(args: argparse.Namespace) -> dict:
     image = ensure_image()
     print(
         f"tree {tree}; image {image}; storage driver {driver}; load {os.getloadavg()[0]:.1f}; "
-        f"bytecode: {bytecode_state(args.pycache)}",
+        f"bytecode: {'none (--no-bytecode)' if getattr(args, 'no_bytecode', False) else bytecode_state(args.pycache)}; "
+        f"checkout compiled: {any((tree / 'sandbox_env').glob('__pycache__/*.pyc'))}",
         flush=True,
     )
     if args.pycache is not None:
         compile_bytecode(tree, args.pycache)
     floor = startup_floor(tree, args.pycache)
-    start = run_eval(tree, "smoke", 1, args.c, args.logs / "cpu-bench-smoke.log", driver, args.pycache)
-    show_start(start, floor)
-    figures: dict = {"start": start.__dict__, "startup_floor": floor, "families": {}}
+    pycache = args.pycache
+    if getattr(args, "no_bytecode", False):  # the floors above keep the bytecode: they are the least cost
+        import tempfile
+
+        pycache = Path(tempfile.mkdtemp(prefix="cpu-bench-no-bytecode-"))
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        compile_stdlib(pycache)
+    starts = []
+    for i in range(2):  # the start-up is subtracted from every family's run: its noise is divided by N only
+        starts.append(run_eval(tree, "smoke", 1, args.c, args.logs / f"cpu-bench-smoke-{i}.log", driver, pycache))
+        show_start(starts[-1], floor)
+    start = mean_run(starts)
+    print(f"start-up, the mean of the two: {start.own:.1f} core-s of its own (host {start.host:.1f})", flush=True)
+    figures: dict = {"start": start.__dict__, "starts": [s.__dict__ for s in starts], "startup_floor": floor, "families": {}}
     for family in families:
         tasks = tasks_of(family, args.n)
         with Meter(driver=driver) as m:
-            floor = floors.measure(image, m, {family: tasks}, reps=args.reps)[family]
-        run = run_eval(tree, family, len(tasks), args.c, args.logs / f"cpu-bench-{family}.log", driver, args.pycache)
+            before = floors.measure(image, m, {family: tasks}, reps=args.reps)[family]
+        run = run_eval(tree, family, len(tasks), args.c, args.logs / f"cpu-bench-{family}.log", driver, pycache)
+        with Meter(driver=driver) as m:
+            after = floors.measure(image, m, {family: tasks}, reps=args.reps)[family]
+        floor = {k: (before[k] + after[k]) / 2 for k in before}  # a load that changed during the run moves both alike
+        print(f"  floor: {family}: {floor['floor']:.3f} core-s per task, the mean of the measurements before and after the run")
         row = {
             "run": run.__dict__,
             "floor": floor,
@@ -281,7 +360,8 @@ def show_start(start: Run, floor: float) -> None:
         f"(host {start.host:.1f}: "
         + ", ".join(f"{k} {v:.1f}" for k, v in sorted(start.host_by_name.items()) if v >= 0.05 and k != "bench")
         + f"; containers {sum(start.containers.values()):.2f} in {sum(start.counts.values())}); "
-        f"engine daemons (shared) {start.engine_shared:.1f}; machine-wide {start.machine:.1f}; wall {start.wall:.1f} s",
+        f"engine daemons (shared) {start.engine_shared:.1f}; machine-wide {start.machine:.1f}; wall {start.wall:.1f} s; "
+        f"load {start.load[0]:.1f} to {start.load[1]:.1f}",
         flush=True,
     )
     if start.first_rollout is not None:
@@ -294,15 +374,31 @@ def show_start(start: Run, floor: float) -> None:
 
 def show_family(family: str, row: dict) -> None:
     pr, floor, run = row["per_rollout"], row["floor"], row["run"]
+    canaries = floor.get("canaries", 0.0)
+    with_canaries = (
+        f", {pr['own'] / (floor['floor'] + canaries):.2f} against the floor plus the grade's canaries ({canaries:.2f})"
+        if canaries
+        else ""
+    )
     print(
         f"per {family} rollout: {pr['own']:.2f} core-s, floor {floor['floor']:.2f}, ratio {pr['own'] / floor['floor']:.2f}"
-        f" ({run['rollouts']} rollouts, mean reward {sum(run['rewards']) / max(len(run['rewards']), 1):.3f}; "
+        + with_canaries
+        + f"; within the run (its containers, its host CPU while rollouts ran): {pr['within']:.2f}, "
+        f"ratio {pr['within'] / floor['floor']:.2f}"
+        + f" ({run['rollouts']} rollouts, mean reward {sum(run['rewards']) / max(len(run['rewards']), 1):.3f}; "
         f"engine daemons, shared: {pr['engine_shared']:.2f}; machine-wide: {pr['machine']:.2f}; "
-        f"containers {run['counts']})",
+        f"containers {run['counts']}; load {run['load'][0]:.1f} to {run['load'][1]:.1f})",
         flush=True,
     )
+    used = run["counts"]["rollout"] + run["counts"]["grader"]
+    if used < run["rollouts"] * floor["containers"]:
+        print(
+            f"    warning: {used} used containers metered for {run['rollouts']} rollouts needing "
+            f"{floor['containers']} each: the figure above misses some",
+            flush=True,
+        )
     for name, value in row["breakdown"].items():
-        print(f"    {name:<72} {value:6.3f}")
+        print(f"    {name:<84} {value:6.3f}")
 
 
 if __name__ == "__main__":

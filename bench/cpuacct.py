@@ -174,7 +174,8 @@ class Meter:
         self.driver = driver
         self.root_pid = os.getpid()
         self.containers: dict[str, Container] = {}
-        self.host: dict[int, tuple[str, float, float]] = {}  # pid -> (name, own, children)
+        self.host: dict[int, tuple[str, float, float]] = {}  # pid -> (name, own, children), live processes
+        self._exited: list[tuple[str, float, float, bool]] = []  # (name, own, children, reaper) of those gone
         self._tree: set[int] = {self.root_pid}
         self._seen: set[int] = set()
         self._shims: dict[int, str] = {}  # pid -> container id
@@ -199,7 +200,7 @@ class Meter:
 
     def __exit__(self, *exc) -> None:
         deadline = time.time() + REAPER_WAIT  # a reaper's last passes come seconds after its owner ended
-        while time.time() < deadline and any(proc_times(p) is not None for p in self._reapers):
+        while time.time() < deadline and any(proc_times(p) is not None for p in list(self._reapers)):
             time.sleep(self.interval)
         self._stop.set()
         self._thread.join()
@@ -227,7 +228,26 @@ class Meter:
             self._sample_helpers()
             self._sample_containers()
 
+    def _forget_gone(self, live: set[int]) -> None:
+        """Forget pids that no longer exist, keeping what their processes had cost.
+
+        The kernel hands pids out again (pid_max is often 32768, and a loaded machine goes
+        through that in a minute): a pid remembered past its process would hide the next
+        process that gets it (a container's shim never adopted) or credit the run with a
+        stranger's CPU time.
+        """
+        gone = self._seen - live
+        if not gone:
+            return
+        self._seen -= gone
+        self._tree -= gone - {self.root_pid}
+        for pid in gone & self.host.keys():
+            name, own, children = self.host.pop(pid)
+            self._exited.append((name, own, children, pid in self._reapers))
+        self._reapers -= gone
+
     def _discover(self, pids: list[int]) -> None:
+        self._forget_gone(set(pids))
         new = [p for p in pids if p not in self._seen]
         self._seen.update(new)
         parents: dict[int, int] = {}
@@ -308,7 +328,7 @@ class Meter:
             t = proc_times(pid)
             if t is not None:  # named again each time: a fork keeps its parent's argv until it execs
                 self.host[pid] = (self._host_name(pid), t[0], t[1])
-        own = sum(v[1] for p, v in self.host.items() if p != self.root_pid)
+        own = sum(v[1] for p, v in self.host.items() if p != self.root_pid) + sum(e[1] for e in self._exited)
         self.timeline.append((time.time(), own))
 
     def host_cpu_at(self, when: float) -> float:
@@ -399,12 +419,12 @@ class Meter:
 
     def detached_cpu(self) -> float:
         """CPU of the run's host processes that left its tree (reapers), which RUSAGE_CHILDREN never sees."""
-        return sum(self.host[p][1] for p in self._reapers if p in self.host)
+        return sum(self.host[p][1] for p in self._reapers if p in self.host) + sum(e[1] for e in self._exited if e[3])
 
     def host_by_name(self) -> dict[str, float]:
         """Own CPU of the run's host processes by what they are (this process as `bench`)."""
         out: dict[str, float] = {}
-        for name, own, _ in self.host.values():
+        for name, own, *_ in [*self.host.values(), *self._exited]:
             out[name] = out.get(name, 0.0) + own
         return out
 

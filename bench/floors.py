@@ -11,8 +11,21 @@ through the Docker SDK with the sandbox's own flags and no agent, no session, no
   then grading: app.py laid out, `fastapi.testclient` imported, every check's requests
   sent once through `TestClient` (a freshly executed app.py per check, as checks expect);
 - django: the task's files and the reference's bash calls (deliverables by heredoc, the
-  visible tests run by pytest); then grading: tree, deliverables and frozen tests laid
-  out and pytest run over the frozen tests with pytest-django, as the runner runs it.
+  visible tests run by pytest); then grading: tree, deliverables and the acceptance suite
+  (the visible and the hidden tests: what the task is graded by) laid out and pytest run
+  over it with pytest-django, as the runner runs it.
+
+Beside the floors, two figures that split a grading container's cost by who decided it:
+- `grader_alone` (fastapi, django): the real grader program (runtime/http_driver.py,
+  runtime/pytest_runner.py) with the very request a grade sends (canaries included),
+  started by bash in a fresh container with no agent: the floor's grading share plus
+  what the grader's design adds (the app served by uvicorn in a process of its own and
+  driven over a socket; the integrity guard; the canaries). A grading container of the
+  harness costs this plus the harness's own work (agent, spawn and feed, file writes).
+- `canaries` (django): pytest over the suite a grade sends (every module twice, with
+  look-alike canaries; families/django.py) minus pytest over the acceptance suite alone.
+Both are how a grade resists a deliverable that targets the grader: work the floor
+leaves out and the breakdown names.
 
 Also the parts a breakdown is read against: one lifecycle (`true`) and the imports
 alone. Each floor is measured by the same `cpuacct.Meter` as the runs: the container's
@@ -28,10 +41,11 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from cpuacct import Meter
 
-from sandbox_env.constants import CONTAINER_PYTHON, SANDBOX_USER, WORKSPACE
+from sandbox_env.constants import CONTAINER_PYTHON, DEFAULTS, SANDBOX_USER, WORKSPACE
 from sandbox_env.families.base import TaskRow
 from sandbox_env.families.django import INI
 from sandbox_env.families.orm import SESSION_ENV, session_preamble
@@ -40,7 +54,7 @@ from sandbox_env.sandbox.docker.labels import LABEL, LABEL_PID, LABEL_ROLE
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.types import Limits
 from sandbox_env.verify import reference_calls
-from sandbox_env.verify.base import bash_write_files
+from sandbox_env.verify.base import HEREDOC, bash_write_files
 
 IMPORTS = {
     "orm": "import django",
@@ -108,29 +122,98 @@ def family_jobs(task: TaskRow) -> list[Job]:
         return [rollout, Job("grading", _bash(bash_write_files(app), work))]
     if task.family == "django":
         rollout = Job("rollout", _bash(bash_write_files(task.files), _calls_as_bash(calls)))
-        g = task.grading
-        files = {**g["tree"], **_reference_deliverables(task), **g["tests"]}
-        pytest = [
-            CONTAINER_PYTHON,
-            "-m",
-            "pytest",
-            "-p",
-            "pytest_django.plugin",
-            "-p",
-            "no:cacheprovider",
-            "-c",
-            INI,
-            "--rootdir",
-            WORKSPACE,
-            "--ds",
-            g["settings"],
-            "--no-migrations",
-            "-q",
-            *sorted(g["tests"]),
-        ]
-        grading = _bash(bash_write_files(files), "cd /workspace && PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 " + shlex.join(pytest))
-        return [rollout, Job("grading", grading)]
+        return [rollout, django_grading(task, acceptance_suite(task))]
     raise ValueError(f"no floor for family {task.family!r}")
+
+
+def acceptance_suite(task: TaskRow) -> dict[str, str]:
+    """The visible and the hidden tests, side by side under tests/ (a hidden module may share a visible one's name)."""
+    hidden = {f"tests/test_hidden_{Path(p).name.removeprefix('test_')}": t for p, t in task.grading.get("hidden", {}).items()}
+    return {**task.grading["tests"], **hidden}
+
+
+def django_grading(task: TaskRow, tests: dict[str, str], expect_failures: bool = False) -> Job:
+    """A grading container's share for django: tree, the reference's deliverables and `tests`, run by pytest."""
+    g = task.grading
+    files = {**g["tree"], **_reference_deliverables(task), **tests}
+    pytest = [
+        CONTAINER_PYTHON,
+        "-m",
+        "pytest",
+        "-p",
+        "pytest_django.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-c",
+        INI,
+        "--rootdir",
+        WORKSPACE,
+        "--ds",
+        g["settings"],
+        "--no-migrations",
+        "-q",
+        *sorted(tests),
+    ]
+    run = "cd /workspace && PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 " + shlex.join(pytest)
+    if expect_failures:  # canaries are made to fail
+        run += " > /dev/null; true"
+    return Job("grading", _bash(bash_write_files(files), run))
+
+
+def canary_job(task: TaskRow) -> Job:
+    """pytest over the suite a django grade sends: the acceptance suite with fresh look-alike canaries."""
+    from sandbox_env.families.django import make_canaries
+
+    return django_grading(task, make_canaries(task.grading).files, expect_failures=True)
+
+
+class _Captured(Exception):
+    pass
+
+
+class _CapturingGrader:
+    """Takes the one grading run a family asks for, instead of running it."""
+
+    def __init__(self) -> None:
+        self.timeout = DEFAULTS.timeout_seconds
+        self.run: tuple[str, dict, dict] | None = None
+
+    async def run_program(self, program: str, request: dict, files: dict, timeout: float | None = None):
+        self.run = (program, request, files)
+        raise _Captured
+
+
+def grader_job(task: TaskRow) -> Job:
+    """The real grader program with the request a grade of the reference sends, run by bash with no agent."""
+    import asyncio
+
+    from sandbox_env.families import get_family
+    from sandbox_env.grader_programs import grader_argv, grader_files
+    from sandbox_env.grading import make_nonce
+
+    if task.family == "fastapi":
+        final = {"files": {"app.py": _reference_file(task, "app.py")}}
+    else:
+        final = {"files": _reference_deliverables(task)}
+    capture = _CapturingGrader()
+    try:
+        asyncio.run(get_family(task.family).grade(final, task, capture))  # type: ignore[arg-type]
+    except _Captured:
+        pass
+    if capture.run is None:
+        raise RuntimeError(f"{task.task_id}: the family asked for no grading run")
+    program, request, files = capture.run
+    texts = {p: (v.decode() if isinstance(v, bytes) else v) for p, v in grader_files().items()}
+    texts["/tmp/websandbox-request.json"] = json.dumps({**request, "nonce": make_nonce()})
+    run = f"cd /workspace && {shlex.join(grader_argv(CONTAINER_PYTHON, program))} < /tmp/websandbox-request.json > /dev/null"
+    return Job("grader", _bash(_write_absolute(texts), bash_write_files(files), run))
+
+
+def _write_absolute(files: dict[str, str]) -> str:
+    return "\n".join(
+        f"mkdir -p \"$(dirname '{path}')\" && cat > '{path}' <<'{HEREDOC}'\n{text.rstrip(chr(10))}\n{HEREDOC}"
+        for path, text in files.items()
+    )
 
 
 def _reference_file(task: TaskRow, path: str) -> str:
@@ -193,11 +276,28 @@ def measure(
     out: dict[str, dict[str, float]] = {}
     for family, tasks in tasks_by_family.items():
         imports = runner.median(Job("imports", [CONTAINER_PYTHON, "-c", IMPORTS[family]]), reps) - lifecycle
-        per_task = [sum(runner.run(job) for job in family_jobs(task)) for task in tasks]
-        n_containers = len(family_jobs(tasks[0]))
-        out[family] = {"floor": statistics.mean(per_task), "lifecycle": lifecycle, "containers": n_containers, "imports": imports}
+        shares = [[runner.run(job) for job in family_jobs(task)] for task in tasks]
+        n_containers = len(shares[0])
+        grading = statistics.mean(s[1] for s in shares) if n_containers > 1 else 0.0
+        grader_alone = canaries = 0.0
+        if family in ("fastapi", "django"):
+            grader_alone = statistics.mean(runner.run(grader_job(t)) for t in tasks)
+        if family == "django":
+            canaries = statistics.mean(runner.run(canary_job(t)) for t in tasks) - grading
+        out[family] = {
+            "floor": statistics.mean(sum(s) for s in shares),
+            "rollout_share": statistics.mean(s[0] for s in shares),
+            "grading_share": grading,
+            "grader_alone": grader_alone,
+            "canaries": canaries,
+            "lifecycle": lifecycle,
+            "containers": n_containers,
+            "imports": imports,
+        }
         say(
             f"  floor: {family}: {out[family]['floor']:.3f} core-s per task over {len(tasks)} tasks "
             f"({n_containers} container(s); `{IMPORTS[family]}` alone {imports:.3f})"
+            + (f"; grading share {grading:.3f}, the real grader program alone {grader_alone:.3f}" if grader_alone else "")
+            + (f", of which canaries {canaries:.3f}" if canaries else "")
         )
     return out

@@ -33,7 +33,6 @@ from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import get_family, grade_final
 from sandbox_env.grading import Grader
 from sandbox_env.sandbox.docker import DockerBackend
-from sandbox_env.sandbox.docker.hardening import engine_grants_sys_resource
 
 pytestmark = pytest.mark.docker
 
@@ -125,7 +124,8 @@ class _FlakyEngine:
 async def test_an_engine_error_creating_the_grading_container_is_retried_then_reported(
     own_backend, image, monkeypatch, failures, expected_score
 ):
-    engine_grants_sys_resource(own_backend._docker, image)  # its probe container first, unhindered
+    async with own_backend.sandbox(image):  # a first sandbox, unhindered: the engine's answer on SYS_RESOURCE is known
+        pass
     monkeypatch.setattr(own_backend, "_docker", _FlakyEngine(own_backend._docker, failures))
     task, final = reference("smoke")
     grade = await grade_final(task, final, Grader(own_backend, image, GRADING_LIMIT))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import time
@@ -137,3 +138,73 @@ def test_an_unreachable_engine_names_the_socket_and_what_to_do():
     )
     assert res.returncode != 0
     assert "unix:///nonexistent/docker.sock" in res.stderr and "Start the engine" in res.stderr
+
+
+FIRST_SANDBOX = """
+import asyncio, json, sys
+from docker.models.containers import ContainerCollection
+from sandbox_env.sandbox.docker import DockerBackend
+
+real_create, made = ContainerCollection.create, []
+
+def create(self, *args, **kw):
+    made.append((kw.get("labels") or {}).get("websandbox.role"))
+    return real_create(self, *args, **kw)
+
+ContainerCollection.create = create
+
+async def main():
+    backend = DockerBackend()
+    try:
+        sids = await asyncio.gather(backend.create(sys.argv[1]), backend.create(sys.argv[1]))
+        pings = [await backend.call(sid, {"op": "ping"}, timeout=30) for sid in sids]
+    finally:
+        backend.teardown()
+    print(json.dumps({"made": made, "oom_protected": [p["oom_protected"] for p in pings]}))
+
+asyncio.run(main())
+"""
+
+
+def test_the_first_sandboxes_of_a_process_are_the_only_containers_it_starts(image):
+    """No throwaway container asks the engine what it grants: a one-task run starts only what its work needs."""
+    res = subprocess.run([sys.executable, "-c", FIRST_SANDBOX, image], capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr[-2000:]
+    seen = json.loads(res.stdout.strip().splitlines()[-1])
+    protected = set(seen["oom_protected"])
+    assert len(protected) == 1  # both sandboxes alike
+    # an engine that refuses CAP_SYS_RESOURCE costs one refused start, even for two sandboxes started at once
+    assert seen["made"] == (["rollout"] * 2 if protected == {True} else ["rollout"] * 3)
+
+
+async def test_an_engine_that_refuses_the_oom_capability_still_gives_sandboxes_once_told(image, monkeypatch):
+    """The first refused start is noted; that sandbox and every later one start without SYS_RESOURCE."""
+    import docker.errors
+    from docker.models.containers import ContainerCollection
+
+    from sandbox_env.sandbox.docker import DockerBackend, hardening
+
+    monkeypatch.setattr(hardening, "_REFUSED", set())
+    monkeypatch.setattr(hardening, "_GRANTED", set())
+    backend = DockerBackend(max_sandboxes=1)
+    real_create, asked = ContainerCollection.create, []
+
+    def create(self, *args, **kw):
+        asked.append(hardening.OOM_CAPABILITY in kw["cap_add"])
+        container = real_create(self, *args, **kw)
+        if asked[-1]:  # what an engine running without the capability answers at start
+            container.start = lambda: (_ for _ in ()).throw(
+                docker.errors.APIError("OCI runtime create failed: unable to apply caps: operation not permitted")
+            )
+        return container
+
+    monkeypatch.setattr(ContainerCollection, "create", create)
+    try:
+        for _ in range(2):  # one budget slot: a slot lost or given back twice would show on the second
+            async with backend.sandbox(image) as sb:
+                ping = await backend.call(sb.id, {"op": "ping"}, timeout=30)
+                assert ping["oom_protected"] is False
+                assert (await sb.exec("echo fine", timeout=10)).stdout == "fine\n"
+    finally:
+        backend.teardown()
+    assert asked == [True, False, False]

@@ -49,8 +49,8 @@ from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
 from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.docker.engine import docker_client, engine_info
 from sandbox_env.sandbox.docker.events import ContainerEvents
-from sandbox_env.sandbox.docker.hardening import engine_grants_sys_resource
-from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, LABEL_ROLE, labels_for
+from sandbox_env.sandbox.docker.hardening import Grant, refuses_capability, sys_resource_grant
+from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
 from sandbox_env.sandbox.docker.procs import stopped_supervisor
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
@@ -228,10 +228,13 @@ class DockerBackend(SandboxBackend):
         if self._closed:
             raise SandboxError("this sandbox backend was torn down; create a new one")
         self._ensure_watchers()
+        with sys_resource_grant(self._docker) as grant:
+            return self._create_with(image, role, slot, grant)
+
+    def _create_with(self, image: str, role: str, slot: Slot, grant: Grant) -> str:
         try:
             labels = labels_for(self.client_id, role, self.run_id)
-            oom = engine_grants_sys_resource(self._docker, image, {**labels, LABEL_ROLE: "probe"})
-            spec = container_spec(image, self.limits, labels, role, oom_protection=oom)
+            spec = container_spec(image, self.limits, labels, role, oom_protection=grant.ask)
             container = self._docker.containers.create(**spec)
         except docker.errors.ImageNotFound as exc:
             raise SandboxError(
@@ -239,6 +242,8 @@ class DockerBackend(SandboxBackend):
                 f"(or pass an existing image) ({_engine_message(exc)})"
             ) from exc
         except docker.errors.APIError as exc:
+            if grant.ask and refuses_capability(exc):
+                return self._without_oom_protection(image, role, slot, grant, exc)
             raise SandboxError(f"cannot create a container from {image!r}: {_engine_message(exc)}") from exc
         rec = _Record(container, AgentChannel(self._api, container.id), slot, agent_user=spec.get("user"))
         self._records[container.id] = rec
@@ -246,9 +251,26 @@ class DockerBackend(SandboxBackend):
             rec.channel.open()  # attached before it starts: its stdin closes when this stream does
             container.start()
         except (docker.errors.APIError, ChannelError) as exc:
+            refused = grant.ask and refuses_capability(exc)
+            if refused:
+                rec.slot = None  # the slot goes on to the sandbox started in its place
             self._delete(container.id)
+            if refused:
+                return self._without_oom_protection(image, role, slot, grant, exc)
             raise SandboxError(f"cannot start a container from {image!r}: {_engine_message(exc)}") from exc
+        if grant.ask:
+            grant.granted()
         return container.id
+
+    def _without_oom_protection(self, image: str, role: str, slot: Slot, grant: Grant, exc: Exception) -> str:
+        """The engine refused SYS_RESOURCE: this sandbox, and every later one, start without it."""
+        grant.refused()
+        logger.warning(
+            "the Docker engine cannot grant CAP_SYS_RESOURCE (%s): sandboxes start without it, and their "
+            "agents without protection from the OOM killer",
+            _engine_message(exc),
+        )
+        return self._create_with(image, role, slot, grant)
 
     def _wait_ready(self, sandbox_id: str) -> None:
         rec = self._record(sandbox_id)

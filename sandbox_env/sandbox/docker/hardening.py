@@ -9,9 +9,12 @@ docker-init's OOM score to -1000: a model that spreads its memory over many proc
 smaller than the agent, or holds it in socket buffers, would otherwise get the agent
 killed when the container runs out of memory; children start at 0 and cannot go below
 it). Some engines cannot grant SYS_RESOURCE (one that itself runs without it fails
-every start with "unable to apply caps"); `engine_grants_sys_resource` finds out once
-per process with a throwaway container, and without it the agent runs unprotected
-from the OOM killer (its ping reply says `"oom_protected": false`). Everything the model runs is uid
+every start with "unable to apply caps"). No throwaway container finds this out: the
+first sandbox asks for it (`sys_resource_grant`: one start at a time until the engine
+has answered), and when the engine refuses (`refuses_capability`) that sandbox starts
+again without it, as every later one of this process; the agent then runs unprotected from the OOM killer
+(its ping reply says `"oom_protected": false`). An engine that grants it, the usual
+case, costs nothing extra: a one-task run starts only the containers its work needs. Everything the model runs is uid
 1000: a process of another uid cannot open `/proc/<agent>/fd/*`, read its memory or
 environment, signal it (`kill -STOP`, `kill -9 -1`) or trace it. Going from uid 0 to
 uids that are all nonzero clears the permitted and effective capability sets, so the
@@ -38,7 +41,9 @@ dockerd 20.10 accepts all of these (IPC sysctls require a private IPC namespace)
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import docker
@@ -65,45 +70,59 @@ IPC_SYSCTLS = {
 }
 
 
-_GRANTS: dict[str, bool] = {}
-_GRANTS_LOCK = threading.Lock()
+_GRANTED: set[str] = set()  # engines (by address) that started a sandbox holding SYS_RESOURCE
+_REFUSED: set[str] = set()  # engines that refused it to this process
+_KNOWN_LOCK = threading.Lock()
+_LEARNING = threading.Lock()  # while an engine's answer is unknown, one start at a time asks
 
 
-def engine_grants_sys_resource(client: docker.DockerClient, image: str, labels: dict[str, str] | None = None) -> bool:
-    """Whether the engine can start a container holding CAP_SYS_RESOURCE (probed once per engine and image).
+class Grant:
+    """Whether one start asks for SYS_RESOURCE, and what it learnt."""
 
-    `labels`: the probe container's (the backend's, so that its reaper and gc find it too).
+    def __init__(self, key: str, ask: bool) -> None:
+        self.key = key
+        self.ask = ask
+
+    def granted(self) -> None:
+        with _KNOWN_LOCK:
+            _GRANTED.add(self.key)
+
+    def refused(self) -> None:
+        """The engine refused: this start and every later one of this process go without it."""
+        with _KNOWN_LOCK:
+            _REFUSED.add(self.key)
+        self.ask = False
+
+
+@contextlib.contextmanager
+def sys_resource_grant(client: docker.DockerClient) -> Iterator[Grant]:
+    """Around one container start: whether to ask `client`'s engine for SYS_RESOURCE.
+
+    Until the engine has answered once, starts ask one at a time, so that concurrent
+    first sandboxes cost one refused start at most, not one each.
     """
-    key = f"{client.api.base_url} {image}"
-    with _GRANTS_LOCK:
-        if key not in _GRANTS:
-            probe = client.containers.create(
-                image,
-                ["true"],
-                user=SUPERVISOR_USER,
-                cap_drop=["ALL"],
-                cap_add=[OOM_CAPABILITY],
-                network_mode="none",
-                labels=labels or {"websandbox": "1", "websandbox.role": "probe"},
-            )
-            try:
-                probe.start()
-                probe.wait(timeout=60)
-                _GRANTS[key] = True
-            except docker.errors.APIError as exc:
-                if "caps" not in str(exc):
-                    raise
-                _GRANTS[key] = False
-            finally:
-                probe.remove(force=True)
-        return _GRANTS[key]
+    key = client.api.base_url
+    with _KNOWN_LOCK:
+        known = key in _GRANTED or key in _REFUSED
+    if known:
+        yield Grant(key, ask=key not in _REFUSED)
+        return
+    with _LEARNING:
+        with _KNOWN_LOCK:
+            ask = key not in _REFUSED
+        yield Grant(key, ask)
+
+
+def refuses_capability(exc: BaseException) -> bool:
+    """Whether a failed create or start is the engine refusing a capability ("unable to apply caps")."""
+    return isinstance(exc, docker.errors.APIError) and "caps" in str(exc)
 
 
 def create_kwargs(limits: Any, oom_protection: bool = False) -> dict[str, Any]:
     """`containers.create` arguments for identities, isolation and limits (`limits`: a sandbox Limits).
 
     `oom_protection`: also grant SYS_RESOURCE so the agent can keep the OOM killer off
-    itself (pass `engine_grants_sys_resource(...)`).
+    itself (`sys_resource_grant(...).ask`).
     """
     return {
         "user": SUPERVISOR_USER,
