@@ -69,3 +69,18 @@ def build_dataset(rows: list[dict[str, Any]]) -> Dataset:
     from datasets import Dataset
 
     return Dataset.from_list(rows)
+
+
+TASKSET_FILTERS = ("family", "difficulty", "category", "task_ids")  # the filters of select_rows
+
+
+def taskset_spec(task_args: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The websandbox taskset config from `load_environment`-style arguments: filters, then task knobs."""
+    args = dict(task_args or {})
+    taskset: dict[str, Any] = {"id": "websandbox"}
+    for key in TASKSET_FILTERS:
+        if args.get(key) is not None:
+            taskset[key] = args.pop(key)
+    if args:
+        taskset["task"] = args
+    return taskset

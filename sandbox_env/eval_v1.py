@@ -17,9 +17,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from sandbox_env.dataset import taskset_spec
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 OUTPUT_DIR = REPO_ROOT / "environments" / "websandbox" / "outputs" / "v1"
-TASKSET_FILTERS = ("family", "difficulty", "category", "task_ids")
 POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
 
@@ -41,13 +42,7 @@ def eval_config(
     does): prompts are rendered to token ids with that tokenizer's chat template and sent to the
     engine's `/inference/v1/generate`, so every turn carries token ids and logprobs.
     """
-    args = dict(env_args or {})
-    taskset: dict[str, Any] = {"id": "websandbox"}
-    for key in TASKSET_FILTERS:
-        if args.get(key) is not None:
-            taskset[key] = args.pop(key)
-    if args:
-        taskset["task"] = args
+    taskset = taskset_spec(env_args)
     config: dict[str, Any] = {
         "env": {"taskset": taskset, **({"agent": agent} if agent else {})},
         "model": model,

@@ -21,7 +21,7 @@ import os
 import socket
 from typing import Any
 
-TASKSET_FILTERS = ("family", "difficulty", "category", "task_ids")
+from sandbox_env.dataset import taskset_spec
 
 
 def env_config_data(task_args: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -29,14 +29,7 @@ def env_config_data(task_args: dict[str, Any] | None = None) -> dict[str, Any]:
     import verifiers.v1 as vf
     from verifiers.v1.serve import env_config_data as as_data
 
-    args = dict(task_args or {})
-    taskset: dict[str, Any] = {"id": "websandbox"}
-    for key in TASKSET_FILTERS:
-        if args.get(key) is not None:
-            taskset[key] = args.pop(key)
-    if args:
-        taskset["task"] = args
-    return as_data(vf.resolve_env_config({"taskset": taskset}))
+    return as_data(vf.resolve_env_config({"taskset": taskset_spec(task_args)}))
 
 
 class _Announce:
