@@ -147,17 +147,24 @@ class Container:
         return self.usage
 
     @property
+    def _tree_in_shim(self) -> bool:
+        """Whether the shim's reaped time holds the container's processes: its init was reaped and the
+        shim's children used at least what the cgroup counted. A container removed by force can end
+        after its shim's last sample; the shim's reaped time is then its runc calls alone."""
+        return self.init_reaped and self.shim_children >= self.usage
+
+    @property
     def shim(self) -> float:
         """The shim and its runc calls (the container's own processes taken out)."""
-        runc = self.shim_children - self.usage if self.init_reaped else self.shim_children
+        runc = self.shim_children - self.usage if self._tree_in_shim else self.shim_children
         return self.shim_own + max(0.0, runc)
 
     @property
     def total(self) -> float:
-        """Everything this container cost: once its init is reaped the shim holds the container's whole tree,
-        its last moments included, so the total is exact then."""
-        if self.init_reaped:
-            return self.shim_own + max(self.shim_children, self.usage) + self.fuse
+        """Everything this container cost: its processes (the cgroup, or the shim once it reaped them, their
+        last moments included), the shim and its runc calls, the FUSE daemon."""
+        if self._tree_in_shim:
+            return self.shim_own + self.shim_children + self.fuse
         return self.usage + self.shim_own + self.shim_children + self.fuse
 
 

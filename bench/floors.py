@@ -54,7 +54,7 @@ from sandbox_env.sandbox.docker.labels import LABEL, LABEL_PID, LABEL_ROLE
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.types import Limits
 from sandbox_env.verify import reference_calls
-from sandbox_env.verify.base import HEREDOC, bash_write_files
+from sandbox_env.verify.base import HEREDOC
 
 IMPORTS = {
     "orm": "import django",
@@ -115,13 +115,13 @@ def family_jobs(task: TaskRow) -> list[Job]:
         cell = session_preamble() + "\n" + calls[0]["args"]["code"] + "\nassert isinstance(result, list)\n"
         return [Job("rollout", [CONTAINER_PYTHON, "-c", cell], dict(SESSION_ENV))]
     if task.family == "fastapi":
-        rollout = Job("rollout", _bash(bash_write_files(task.files) if task.files else "", _calls_as_bash(calls)))
+        rollout = Job("rollout", _bash(write_files(task.files), _calls_as_bash(calls)))
         app = {"app.py": _reference_file(task, "app.py")}
         checks = json.dumps(task.grading["checks"])
         work = f"{CONTAINER_PYTHON} -c {shlex.quote(FASTAPI_WORK)} {shlex.quote(checks)}"
-        return [rollout, Job("grading", _bash(bash_write_files(app), work))]
+        return [rollout, Job("grading", _bash(write_files(app), work))]
     if task.family == "django":
-        rollout = Job("rollout", _bash(bash_write_files(task.files), _calls_as_bash(calls)))
+        rollout = Job("rollout", _bash(write_files(task.files), _calls_as_bash(calls)))
         return [rollout, django_grading(task, acceptance_suite(task))]
     raise ValueError(f"no floor for family {task.family!r}")
 
@@ -157,7 +157,7 @@ def django_grading(task: TaskRow, tests: dict[str, str], expect_failures: bool =
     run = "cd /workspace && PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 " + shlex.join(pytest)
     if expect_failures:  # canaries are made to fail
         run += " > /dev/null; true"
-    return Job("grading", _bash(bash_write_files(files), run))
+    return Job("grading", _bash(write_files(files), run))
 
 
 def canary_job(task: TaskRow) -> Job:
@@ -206,14 +206,27 @@ def grader_job(task: TaskRow) -> Job:
     texts = {p: (v.decode() if isinstance(v, bytes) else v) for p, v in grader_files().items()}
     texts["/tmp/websandbox-request.json"] = json.dumps({**request, "nonce": make_nonce()})
     run = f"cd /workspace && {shlex.join(grader_argv(CONTAINER_PYTHON, program))} < /tmp/websandbox-request.json > /dev/null"
-    return Job("grader", _bash(_write_absolute(texts), bash_write_files(files), run))
+    return Job("grader", _bash(write_files({**texts, **files}), run))
 
 
-def _write_absolute(files: dict[str, str]) -> str:
-    return "\n".join(
-        f"mkdir -p \"$(dirname '{path}')\" && cat > '{path}' <<'{HEREDOC}'\n{text.rstrip(chr(10))}\n{HEREDOC}"
-        for path, text in files.items()
-    )
+def write_files(files: dict[str, str | bytes]) -> str:
+    """Bash that lays out files as the agent does, without a process per file: one `mkdir -p`, then
+    bash builtins (a heredoc read into a variable, printf into the file). A relative path is under
+    /workspace. (The reference's own calls keep their `mkdir`/`cat` per file: that is its work.)"""
+    if not files:
+        return ""
+    paths = {}
+    for path, text in files.items():
+        text = text.decode() if isinstance(text, bytes) else text
+        paths[path if path.startswith("/") else f"{WORKSPACE}/{path}"] = text if text.endswith("\n") else text + "\n"
+    dirs = sorted({str(Path(p).parent) for p in paths})
+    out = ["mkdir -p " + shlex.join(dirs)]
+    for path, text in paths.items():
+        if HEREDOC in text:
+            raise ValueError(f"{path} contains the heredoc delimiter {HEREDOC}")
+        out.append(f"IFS= read -r -d '' WEBSANDBOX_FILE <<'{HEREDOC}'\n{text}{HEREDOC}")
+        out.append(f"printf '%s' \"$WEBSANDBOX_FILE\" > {shlex.quote(path)}")
+    return "\n".join(out)
 
 
 def _reference_file(task: TaskRow, path: str) -> str:

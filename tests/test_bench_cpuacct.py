@@ -87,3 +87,17 @@ def test_a_reaper_that_exits_keeps_its_cpu_in_the_detached_figure(table):
     sample(m, table)
     assert m.detached_cpu() == pytest.approx(0.3)
     assert m.host_by_name()["reaper"] == pytest.approx(0.3)
+
+
+def test_a_container_removed_before_its_shim_reaped_its_processes_keeps_its_runc_calls():
+    """Force-removed: the shim's last sample holds only runc calls, the cgroup the container's processes."""
+    c = cpuacct.Container("c", "rollout", usage=1.2, shim_own=0.02, shim_children=0.1, init_reaped=True, fuse=0.3)
+    assert c.total == pytest.approx(1.2 + 0.02 + 0.1 + 0.3)
+    assert c.shim == pytest.approx(0.12)
+
+
+def test_a_container_whose_shim_reaped_its_processes_is_counted_once():
+    """Exited on its own: the shim's reaped time holds the container's processes and the runc calls."""
+    c = cpuacct.Container("c", "floor", usage=1.1, shim_own=0.02, shim_children=1.25, init_reaped=True, fuse=0.3)
+    assert c.total == pytest.approx(0.02 + 1.25 + 0.3)
+    assert c.shim == pytest.approx(0.02 + 0.15)
