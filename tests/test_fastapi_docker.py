@@ -340,13 +340,18 @@ async def test_startup_failures_and_crashes_are_the_submissions_with_the_evidenc
 
 
 async def test_an_honest_app_starved_of_cpu_is_never_the_submissions_zero(image):
-    """A container given a sliver of a CPU: the reference either passes or the run is a harness fault."""
+    """A container given a sliver of a CPU: the reference either passes or the run is a harness fault.
+
+    Graded through `grade_final`, the production path: on a loaded host a starved sandbox may
+    not even become ready, which must be a harness fault too, never the submission's zero.
+    """
+    from sandbox_env.families import grade_final
     from sandbox_env.sandbox import Limits
     from sandbox_env.sandbox.docker.client import DockerBackend
 
     starved = DockerBackend(Limits(cpus=0.05))
     try:
-        g = await grade(starved, image, "fastapi_path_order", PATH_ORDER, timeout=40)
+        g = await grade_final(task("fastapi_path_order"), {"files": {"app.py": PATH_ORDER}}, Grader(starved, image, 40))
     finally:
         starved.teardown()
     assert g.score == 1.0 or g.scoring_error, g.reason
