@@ -596,14 +596,23 @@ def lay_out(checks: list[dict[str, Any]], n_canaries: int, rng: random.Random) -
 
 def _template_regex(template: str) -> re.Pattern[str]:
     """A path template of an OpenAPI document as a regex. The document drops `:path`
-    converters, so a parameter that ends the template may span slashes."""
+    converters, so a parameter that ends the template may span slashes.
+
+    The document is the app's, so adjacent parameters become one bounded repeat
+    (`{a}{b}` is `[^/]{2,}`, not `[^/]+[^/]+`): a template of many adjacent parameters
+    would otherwise backtrack exponentially on the host for every canary path.
+    """
     parts = [p for p in re.split(r"(\{[^}]*\})", template) if p]
-    pattern = ""
+    pattern, run = "", 0
     for i, part in enumerate(parts):
         if part.startswith("{") and part.endswith("}"):
-            pattern += ".*" if i == len(parts) - 1 else "[^/]+"
+            run += 1
+            if i < len(parts) - 1:
+                continue
+            pattern += (f"[^/]{{{run - 1}}}" if run > 1 else "") + ".*"  # the last one spans the rest
         else:
-            pattern += re.escape(part)
+            pattern += (f"[^/]{{{run},}}" if run else "") + re.escape(part)
+        run = 0
     return re.compile(pattern)
 
 
