@@ -26,6 +26,7 @@ from sandbox_env.grader_programs import grader_argv, grader_files
 from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.usage import TRACE_PERIOD, UsageTrace
+from sandbox_env.text import valid_json_text
 
 _RUNS: contextvars.ContextVar[list[UsageTrace] | None] = contextvars.ContextVar("websandbox_grading_runs", default=None)
 
@@ -71,7 +72,7 @@ def read_report(result: ExecResult, nonce: str) -> dict[str, Any]:
         raise ReportError(f"the grader's report is not valid JSON: {exc}", result) from exc
     if not isinstance(report, dict):
         raise ReportError("the grader's report is not a JSON object", result)
-    return report
+    return valid_json_text(report)  # JSON escapes can carry lone surrogates, which no state can be sent with
 
 
 class Grader:

@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sandbox_env.text import valid_json_text
+
 if TYPE_CHECKING:
     from sandbox_env.grading import Grader
     from sandbox_env.sandbox import Sandbox
@@ -65,7 +67,8 @@ class Grade:
     tampered: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain data for the rollout's state, every text valid Unicode (it is saved and sent on as msgpack/JSON)."""
+        return valid_json_text(asdict(self))
 
     @classmethod
     def harness_fault(cls, reason: str) -> Grade:

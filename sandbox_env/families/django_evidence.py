@@ -27,6 +27,7 @@ import re
 from typing import Any
 
 from sandbox_env.families.django_suite import Suite
+from sandbox_env.text import valid_json_text
 
 _NONCE = re.compile(r"[0-9a-f]{32}")
 MAX_FRAMES = 20000
@@ -52,7 +53,7 @@ def read_frames(stdout: str, nonce: str | None = None) -> list[dict[str, Any]]:
             except (ValueError, RecursionError):
                 continue
             if isinstance(frame, dict):
-                frames.append(frame)
+                frames.append(valid_json_text(frame))
                 if len(frames) >= MAX_FRAMES:
                     break
     return frames
@@ -74,8 +75,9 @@ def report_problem(report: dict[str, Any]) -> str | None:
     the crash and output texts.
     """
     stage = report.get("stage")
-    if stage not in STAGES:
-        return f"a report of stage {str(stage)[:80]!r}, which the runner never sends"
+    if not (isinstance(stage, str) and stage in STAGES):
+        what = repr(stage[:80]) if isinstance(stage, str) else f"a {type(stage).__name__}"
+        return f"a report of stage {what}, which the runner never sends"
     if stage != "finished":
         return None
     for key in _TEXT_MAPS:
@@ -88,7 +90,7 @@ def report_problem(report: dict[str, Any]) -> str | None:
         return "its 'imported' is not a map of module names"
     code = report.get("exit_code")
     if code is not None and type(code) is not int:
-        return f"its exit code {str(code)[:40]!r} is not a number"
+        return f"its exit code (a {type(code).__name__}) is not a number"
     for key in ("crash", "output_tail"):
         if report.get(key) is not None and not isinstance(report[key], str):
             return f"its {key!r} is not a text"

@@ -12,6 +12,10 @@ wrong answer becomes a fault at the model's will. Each case here did raise befor
   that is no JSON, nests too deep, has a stage the host does not know, or has fields of the
   wrong type; before, each was a scoring_error ("unexpected runner report stage", a
   ReportError, an AttributeError).
+
+And a grade is saved and sent on (msgpack, JSON as UTF-8): a lone surrogate in an error
+message of the code under test (JSON escapes carry it through a grader's report) reached
+the grade's reason, which then could not be encoded: the rollout's result could not be sent.
 """
 
 from __future__ import annotations
@@ -116,6 +120,7 @@ FORGED_REPORTS = {
     "no JSON": b"{this is not json",
     "a JSON array": b"[1, 2]",
     "JSON nested 100000 deep": b"[" * 100_000 + b"]" * 100_000,
+    "JSON nested 900 deep": b'{"stage": ' + b"[" * 900 + b"]" * 900 + b"}",
     "an unknown stage": json.dumps({"stage": "interrupted by the host"}).encode(),
     "outcomes that are a number": json.dumps({**_FINISHED, "outcomes": 5}).encode(),
     "a crash that is a number": json.dumps({**_FINISHED, "exit_code": 3, "crash": 7, "outcomes": {}}).encode(),
@@ -140,3 +145,28 @@ async def test_django_reports_forged_so_that_the_host_cannot_read_them_are_tampe
     for name, grade in zip(names, grades, strict=True):
         assert grade.score == 0.0 and grade.scoring_error is None, (name, grade.reason)
         assert grade.tampered and grade.metrics["tampered"] == 1.0, (name, grade.reason)
+
+
+# Error texts of the code under test holding a lone surrogate, which JSON escapes carry through a report.
+SURROGATE_ERRORS = [
+    ("fastapi", "fastapi_status_204", {"app.py": 'raise RuntimeError("bad \\udc80 text")\n'}),
+    ("django", "dj01", {"shop/querysets.py": 'raise RuntimeError("bad \\udc80 text")\n'}),
+]
+
+
+@pytest.mark.docker
+async def test_a_grade_is_valid_text_whatever_the_code_under_test_printed(backend, image):
+    from sandbox_env.families.fastapi import FAMILY as FASTAPI
+
+    grader = Grader(backend, image, 150)
+    families = {"fastapi": (FASTAPI, FASTAPI_TASKS), "django": (DJANGO, DJANGO_TASKS)}
+
+    async def one(family: str, task: str, files: dict[str, str]):
+        fam, root = families[family]
+        return await grade_final(fam.compile_task(root / task), {"files": files}, grader)
+
+    grades = await asyncio.gather(*(one(*case) for case in SURROGATE_ERRORS))
+    for (family, *_), grade in zip(SURROGATE_ERRORS, grades, strict=True):
+        assert_zero(grade, tampered=False)
+        assert "bad \ufffd text" in grade.reason, (family, grade.reason)
+        json.dumps(grade.to_dict(), ensure_ascii=False).encode("utf-8")  # raised UnicodeEncodeError before
