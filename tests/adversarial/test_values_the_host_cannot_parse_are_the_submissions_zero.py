@@ -5,7 +5,8 @@ then `state["error"]`: the rollout is rescheduled, not scored). So every value t
 reaches the host from code under test must be read by code that cannot raise on it, or a
 wrong answer becomes a fault at the model's will. Each case here did raise before:
 
-- orm: an int too large for a float in `result` (OverflowError in the row comparison);
+- orm: an int too large for a float in `result` (OverflowError in the row comparison), which
+  the grade's evidence rows then carried into the state, where msgpack refuses ints past 64 bits;
 - fastapi: a response body of JSON nested past the parser's recursion limit (RecursionError),
   and an SSE `retry:` field of digits that `int()` refuses ('²', or more than 4300 of them);
 - django: a report forged on the runner's channel (the nonce is in the process's memory)
@@ -60,6 +61,8 @@ async def test_an_orm_result_holding_huge_integers_is_the_submissions_zero(backe
     code = (ORM_TASK / "reference.py").read_text() + f"\nresult[0] = tuple({HUGE} for _ in result[0])\n"
     run = await scripted_rollout(backend, image, task, [{"tool": "execute_code", "args": {"code": code}}])
     assert_zero(run.grade, tampered=False)
+    received = run.grade.to_dict()["checks"][-1]["rows"]["received"][0]
+    assert received == [str(HUGE)] * len(received), received  # msgpack carries no int past 64 bits
 
 
 # An app that answers every request with `body` (status 200, the given media type).
