@@ -71,8 +71,8 @@ def report_problem(report: dict[str, Any]) -> str | None:
     """None when a report has the shape the runner gives it, else what is wrong with it.
 
     Only the fields the host reads are checked: the stage, and for a finished run the
-    recorder's maps (node id -> text), the collected ids, the imports, the exit code and
-    the crash and output texts.
+    recorder's maps (node id -> text) and the collected ids (at most MAX_FRAMES each, as
+    many as the frames read), the imports, the exit code and the crash and output texts.
     """
     stage = report.get("stage")
     if not (isinstance(stage, str) and stage in STAGES):
@@ -86,6 +86,9 @@ def report_problem(report: dict[str, Any]) -> str | None:
     collected = report.get("collected")
     if collected is not None and not (isinstance(collected, list) and all(isinstance(c, str) for c in collected)):
         return "its 'collected' is not a list of node ids"
+    for key in (*_TEXT_MAPS, "collected"):
+        if len(report.get(key) or ()) > MAX_FRAMES:  # each real test is looked up in them: bounded host work
+            return f"its {key!r} holds more than {MAX_FRAMES} entries"
     if report.get("imported") is not None and not isinstance(report["imported"], dict):
         return "its 'imported' is not a map of module names"
     code = report.get("exit_code")
