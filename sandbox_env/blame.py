@@ -19,6 +19,13 @@ The rule (docs/architecture.md, "Blame"):
    waiting for a CPU at least `STARVED_SHARE` of the time, by the kernel's pressure stall
    information) is starvation: a harness fault. Evidence that cannot be measured (an
    engine on another host, no cgroup access) proves nothing, so the fault is the harness's.
+   Waits the sandbox causes itself are not starvation: more runnable processes than CPUs,
+   or its CPU quota used up, make its tasks wait only while it uses its CPU share, so its
+   waiting can exceed its own use of the CPU (as shares of the window) only when the CPU
+   went elsewhere. A run is starved only when it waited `SELF_WAIT_MARGIN` more than it
+   used: code under test that hangs while bursts of its own forks queue for the CPU (a
+   third of the time each: 33% waiting, 33% of the CPU) made its timeout read as
+   starvation before, a scoring_error at its will.
 3. A sandbox whose agent is lost is judged by the engine's record. Out of memory, or an
    agent that fell silent while the sandbox kept its CPU busy or sat at its pids or memory
    limit: its own processes did it. A signal death of the agent (no one outside killing
@@ -50,6 +57,7 @@ BUSY_SHARE = 0.5  # of cpus x wall: a sandbox that used this much was running, n
 STARVED_SHARE = 0.25  # share of the window in which a runnable task of the sandbox waited for a CPU
 LIMIT_WINDOW = 10.0  # a limit that was hit is judged by at most its last this many seconds
 SWARM_SHARE = 0.25  # of the pids limit held at once: the sandbox's processes multiplied
+SELF_WAIT_MARGIN = 0.1  # share of the window by which waiting must exceed the sandbox's own CPU use to be starvation
 
 
 class StarvedRun(SandboxError):
@@ -104,11 +112,19 @@ def judge_time_limit(usage: Usage | None) -> Verdict:
             f"its processes used only {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s "
             "and whether they waited for a CPU could not be measured",
         )
-    if usage.cpu_pressure >= STARVED_SHARE:
+    used = usage.cpu / (usage.cpus * usage.wall) if usage.wall > 0 and usage.cpus > 0 else 0.0
+    if usage.cpu_pressure >= STARVED_SHARE and usage.cpu_pressure - used >= SELF_WAIT_MARGIN:
         return Verdict(
             False,
             f"starved: its processes got {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s and "
             f"waited for a CPU {usage.cpu_pressure:.0%} of the time",
+        )
+    if usage.cpu_pressure >= STARVED_SHARE:
+        return Verdict(
+            True,
+            f"its processes kept each other waiting: they waited for a CPU {usage.cpu_pressure:.0%} of the time "
+            f"while using {used:.0%} of their CPU ({usage.cpu:.1f} s in {usage.wall:.1f} s), "
+            "no more than their own bursts cause",
         )
     return Verdict(
         True,

@@ -26,6 +26,7 @@ from sandbox_env.grader_programs import grader_argv, grader_files
 from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.usage import TRACE_PERIOD, UsageTrace
+from sandbox_env.text import valid_json_text
 
 _RUNS: contextvars.ContextVar[list[UsageTrace] | None] = contextvars.ContextVar("websandbox_grading_runs", default=None)
 
@@ -42,7 +43,11 @@ def recording_runs() -> Iterator[list[UsageTrace]]:
 
 
 class ReportError(RuntimeError):
-    """No well-formed report came back from a grading run."""
+    """No well-formed report came back from a grading run; `result` is the run, for its frames."""
+
+    def __init__(self, message: str, result: ExecResult | None = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 def make_nonce() -> str:
@@ -58,14 +63,16 @@ def read_report(result: ExecResult, nonce: str) -> dict[str, Any]:
     if start < 0 or end < 0:
         tail = (result.stderr or result.stdout)[-REPORT_TAIL_CHARS:].strip()
         state = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-        raise ReportError(f"the grader sent no report ({state}){': ' + tail if tail else ''}")
+        raise ReportError(f"the grader sent no report ({state}){': ' + tail if tail else ''}", result)
     try:
         report = json.loads(text[start + len(marker) : end])
+    except RecursionError as exc:  # not a ValueError: nesting past the parser's limit
+        raise ReportError("the grader's report is JSON nested deeper than the parser allows", result) from exc
     except ValueError as exc:
-        raise ReportError(f"the grader's report is not valid JSON: {exc}") from exc
+        raise ReportError(f"the grader's report is not valid JSON: {exc}", result) from exc
     if not isinstance(report, dict):
-        raise ReportError("the grader's report is not a JSON object")
-    return report
+        raise ReportError("the grader's report is not a JSON object", result)
+    return valid_json_text(report)  # JSON escapes can carry lone surrogates, which no state can be sent with
 
 
 class Grader:

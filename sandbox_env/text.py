@@ -27,12 +27,39 @@ def decode_output(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
+def _valid(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def valid_json_text(value: Any) -> Any:
-    """A parsed JSON value with `valid_text` applied to every string in it, keys included."""
+    """A parsed JSON value with `valid_text` applied to every string in it, keys included.
+
+    Lists and dicts are mended in place, walked without recursion: a value nested as deep
+    as the parser allows (code under test chooses the depth) must not raise here.
+    """
     if isinstance(value, str):
         return valid_text(value)
-    if isinstance(value, list):
-        return [valid_json_text(v) for v in value]
-    if isinstance(value, dict):
-        return {valid_text(k): valid_json_text(v) for k, v in value.items()}
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                if isinstance(item, str):
+                    node[i] = valid_text(item)
+                elif isinstance(item, list | dict):
+                    stack.append(item)
+        elif isinstance(node, dict):
+            if not all(_valid(k) for k in node if isinstance(k, str)):
+                items = list(node.items())
+                node.clear()
+                node.update((valid_text(k) if isinstance(k, str) else k, v) for k, v in items)
+            for key, item in node.items():
+                if isinstance(item, str):
+                    node[key] = valid_text(item)
+                elif isinstance(item, list | dict):
+                    stack.append(item)
     return value

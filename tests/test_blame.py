@@ -25,6 +25,15 @@ def test_a_limit_hit_while_the_sandbox_was_starved_is_a_harness_fault():
     assert not verdict.submission and verdict.why.startswith("starved")
 
 
+def test_waiting_no_longer_than_the_sandbox_used_its_cpu_is_its_own_not_starvation():
+    # bursts of its own forks, a third of the time: they queue for the CPU while they use it
+    verdict = judge_time_limit(usage(cpu=3.3, pressure=0.35))
+    assert verdict.submission and "kept each other waiting" in verdict.why
+    # a single busy process held back by the host waits whenever it does not run
+    assert not judge_time_limit(usage(cpu=4.0, pressure=0.6)).submission
+    assert not judge_time_limit(usage(cpu=1.0, pressure=0.3)).submission
+
+
 def test_a_limit_hit_while_the_sandbox_slept_is_the_submissions_even_on_a_busy_host():
     assert judge_time_limit(usage(cpu=0.01, pressure=0.0)).submission
 

@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sandbox_env.text import valid_json_text
+
 if TYPE_CHECKING:
     from sandbox_env.grading import Grader
     from sandbox_env.sandbox import Sandbox
@@ -65,7 +67,14 @@ class Grade:
     tampered: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain data for the rollout's state, which is saved and sent on (JSON as UTF-8, msgpack).
+
+        Parts of a grade come from the code under test (error texts, an orm answer's rows), so
+        every text is made valid Unicode and every int outside msgpack's 64 bits becomes its
+        decimal text: a lone surrogate or 2**64 in a received row made the whole rollout's
+        result unsendable.
+        """
+        return _wire_ints(valid_json_text(asdict(self)))
 
     @classmethod
     def harness_fault(cls, reason: str) -> Grade:
@@ -74,6 +83,23 @@ class Grade:
     @classmethod
     def tamper(cls, reason: str, checks: list[dict[str, Any]] | None = None) -> Grade:
         return cls(score=0.0, reason=f"tampered: {reason}", checks=checks or [], tampered=True)
+
+
+_INT_RANGE = (-(2**63), 2**64 - 1)  # what msgpack carries
+
+
+def _wire_ints(value: Any) -> Any:
+    """`value` with every int outside msgpack's range turned into its decimal text, in place, without recursion."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        slots = enumerate(node) if isinstance(node, list) else node.items() if isinstance(node, dict) else ()
+        for key, item in list(slots):
+            if type(item) is int and not _INT_RANGE[0] <= item <= _INT_RANGE[1]:
+                node[key] = str(item)
+            elif isinstance(item, list | dict):
+                stack.append(item)
+    return value
 
 
 def read_task_toml(folder: Path) -> dict[str, Any]:

@@ -50,7 +50,10 @@ deliverable, or a test module that does not collect (the host compiles every mod
 first) is the submission's 0.0; a hang past the time limit only when the host's measurement
 shows that the grading sandbox had its CPU (the Grader raises StarvedRun otherwise;
 sandbox_env/blame.py). A "harness error" report after the "started" frame was forged from
-inside the process (the runner sends one only before it): tampered.
+inside the process (the runner sends one only before it): tampered. So is, after that frame, a
+report the host cannot read or that the runner never writes (no JSON, nested past the parser's
+limit, an unknown stage, fields of other types): before, each raised on the host or was taken
+for the runner's failure, a scoring_error at the submission's will.
 """
 
 from __future__ import annotations
@@ -213,6 +216,17 @@ def _fault(reason: str) -> Grade:
     return grade
 
 
+def _code_ran(frames: list[dict[str, Any]]) -> bool:
+    """Whether the runner streamed its "started" frame: from then on the code under test could write on the channel."""
+    return any(f.get("stage") == "started" for f in frames)
+
+
+def _forged(why: str) -> Grade:
+    grade = Grade.tamper(why)
+    grade.metrics = _metrics(tampered=1.0)
+    return grade
+
+
 _EXCEPTION_LINE = re.compile(r"\w(Error|Exception|Exit|Interrupt)\b")
 
 
@@ -244,12 +258,14 @@ def judge(
     """The grade of one runner report: host-side, with the real test ids, the canaries and the streamed frames."""
     stage = report.get("stage")
     frames = frames or []
-    if stage == "harness_error" and any(f.get("stage") == "started" for f in frames):
+    if problem := evidence.report_problem(report):
+        if _code_ran(frames):  # only the code under test writes such a report on the channel
+            return _forged(f"the final report is none the runner writes: {problem}")
+        return _fault(f"the runner's report is malformed: {problem}")
+    if stage == "harness_error" and _code_ran(frames):
         # the runner reports a harness error only before its "started" frame: after it, only the
         # code under test (which can reach the channel from inside the process) can have sent one
-        grade = Grade.tamper("a report of a harness error came after pytest had started (forged by the code under test)")
-        grade.metrics = _metrics(tampered=1.0)
-        return grade
+        return _forged("a report of a harness error came after pytest had started (forged by the code under test)")
     if stage == "harness_error":
         return Grade(
             0.0,
@@ -336,6 +352,23 @@ def judge(
     return Grade(0.0, reason, checks, metrics)
 
 
+def _unreadable(exc: ReportError) -> Grade:
+    """No readable report: a harness fault, unless the code under test had run by then.
+
+    The runner writes only well-formed frames; after its "started" frame the code under test
+    shares its process and can write on the channel too. A last frame that is no JSON object
+    then came from it (tampered), or was cut short by the time limit killing the process
+    in the middle of a write (the submission's hang).
+    """
+    result = exc.result
+    frames = evidence.read_frames(result.stdout, result.report_nonce) if result is not None else []
+    if not _code_ran(frames):
+        return _fault(str(exc))
+    if result is not None and result.timed_out:
+        return Grade(0.0, f"the test process did not finish within the time limit ({exc})", metrics=_metrics())
+    return _forged(f"the last frame on the runner's channel is none the runner writes ({exc})")
+
+
 # -- the family ---------------------------------------------------------------------------
 
 
@@ -386,7 +419,7 @@ class DjangoFamily:
         try:
             result, report = await grader.run_program(RUNNER, request, files)
         except ReportError as exc:
-            return _fault(str(exc)), None
+            return _unreadable(exc), None
         frames = evidence.read_frames(result.stdout, result.report_nonce)
         grade = judge(report, g, suite, timed_out=result.timed_out, frames=frames)
         if missing and grade.score == 0.0 and grade.scoring_error is None:

@@ -11,6 +11,13 @@ Three sources, each checked against the others:
 `problems(...)` lists every disagreement; any one of them makes the grade `tampered`.
 A final report whose outcomes differ from the streamed ones, or that lacks the integrity
 section, was not written by the runner's last step (e.g. forged before an early exit).
+
+The code under test shares the runner's process, so once it has run (the "started"
+frame) it can write anything on the channel: no JSON, JSON nested past the parser's
+limit, a stage the runner never sends, fields of other types. Nothing read here may raise
+on such a frame (an exception in grading is a harness fault: the wrong answer would be
+rescheduled instead of scored), so frames are parsed with RecursionError caught and a
+report's shape is checked (`report_problem`) before anything reads its fields.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import re
 from typing import Any
 
 from sandbox_env.families.django_suite import Suite
+from sandbox_env.text import valid_json_text
 
 _NONCE = re.compile(r"[0-9a-f]{32}")
 MAX_FRAMES = 20000
@@ -42,13 +50,54 @@ def read_frames(stdout: str, nonce: str | None = None) -> list[dict[str, Any]]:
         if lines[i] == nonce and lines[i + 2] == nonce and lines[i + 1] != nonce:
             try:
                 frame = json.loads(lines[i + 1])
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(frame, dict):
-                frames.append(frame)
+                frames.append(valid_json_text(frame))
                 if len(frames) >= MAX_FRAMES:
                     break
     return frames
+
+
+STAGES = ("harness_error", "started", "finished")
+_TEXT_MAPS = ("outcomes", "collection_errors", "failures")
+
+
+def _text_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+
+
+def report_problem(report: dict[str, Any]) -> str | None:
+    """None when a report has the shape the runner gives it, else what is wrong with it.
+
+    Only the fields the host reads are checked: the stage, and for a finished run the
+    recorder's maps (node id -> text) and the collected ids (at most MAX_FRAMES each, as
+    many as the frames read), the imports, the exit code and the crash and output texts.
+    """
+    stage = report.get("stage")
+    if not (isinstance(stage, str) and stage in STAGES):
+        what = repr(stage[:80]) if isinstance(stage, str) else f"a {type(stage).__name__}"
+        return f"a report of stage {what}, which the runner never sends"
+    if stage != "finished":
+        return None
+    for key in _TEXT_MAPS:
+        if report.get(key) is not None and not _text_map(report[key]):
+            return f"its {key!r} is not a map of node ids to texts"
+    collected = report.get("collected")
+    if collected is not None and not (isinstance(collected, list) and all(isinstance(c, str) for c in collected)):
+        return "its 'collected' is not a list of node ids"
+    for key in (*_TEXT_MAPS, "collected"):
+        if len(report.get(key) or ()) > MAX_FRAMES:  # each real test is looked up in them: bounded host work
+            return f"its {key!r} holds more than {MAX_FRAMES} entries"
+    if report.get("imported") is not None and not isinstance(report["imported"], dict):
+        return "its 'imported' is not a map of module names"
+    code = report.get("exit_code")
+    if code is not None and type(code) is not int:
+        return f"its exit code (a {type(code).__name__}) is not a number"
+    for key in ("crash", "output_tail"):
+        if report.get(key) is not None and not isinstance(report[key], str):
+            return f"its {key!r} is not a text"
+    return None
 
 
 def outcome_of(nodeid: str, outcomes: dict[str, str]) -> str | None:

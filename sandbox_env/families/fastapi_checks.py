@@ -32,6 +32,13 @@ Expected values may use markers: {"$any": true}, {"$type": "string"|"integer"|"n
 "boolean"|"null"|"array"|"object"}, {"$regex": "..."}, {"$unordered": [...]} (a list in any
 order), {"$absent": true} (as an object value: the key must not be there), {"$range": [lo, hi]}.
 TOML has no null: the string "$null" stands for JSON null in requests and expectations.
+
+Every response body comes from the app, so everything that reads one is total: a body is
+JSON only when it parses within MAX_JSON_DEPTH levels (`parse_json`; Python's parser raises
+RecursionError, not ValueError, on deeper nesting, and what comes back is walked
+recursively), and an SSE `retry` is a number only when it is ASCII digits that fit an int.
+An exception here would reach grade_final as a harness fault: a wrong app could turn its
+own zero into a rescheduled rollout.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from typing import Any
 
 MISSING = object()
 NULL = "$null"
+MAX_JSON_DEPTH = 200  # levels of a response body read as JSON; honest answers nest a handful
 REQUEST_KEYS = {"method", "path", "query", "headers", "cookies", "json", "form", "files", "content"}
 EXPECT_KEYS = {
     "status",
@@ -189,8 +197,44 @@ def normalize_check(raw: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _short(value: Any, limit: int = 160) -> str:
-    text = "<missing>" if value is MISSING else json.dumps(value, sort_keys=True, default=repr)
+    try:
+        text = "<missing>" if value is MISSING else json.dumps(value, sort_keys=True, default=repr)
+    except (ValueError, TypeError, RecursionError):  # e.g. keys of mixed types from a $ref walk
+        text = repr(value)[: limit * 2]
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _depth_within(doc: Any, limit: int) -> bool:
+    """Whether a parsed JSON value nests at most `limit` levels (walked without recursion)."""
+    stack = [(doc, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return False
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+    return True
+
+
+def parse_json(text: str) -> tuple[Any, str]:
+    """A body parsed as JSON and "", or MISSING and why it is not JSON the host will read."""
+    try:
+        doc = json.loads(text)
+    except RecursionError:
+        return MISSING, "nested deeper than the parser allows"
+    except ValueError as exc:
+        return MISSING, str(exc)[:160]
+    if not _depth_within(doc, MAX_JSON_DEPTH):
+        return MISSING, f"nested deeper than {MAX_JSON_DEPTH} levels"
+    return doc, ""
+
+
+def last_line(text: str, limit: int = 400) -> str:
+    """The last non-blank line of an error text (the text itself when it has none)."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return (lines[-1] if lines else text.strip() or "unknown error")[:limit]
 
 
 MARKERS = {"$any", "$type", "$regex", "$range", "$unordered", "$absent"}
@@ -383,8 +427,11 @@ def parse_sse(text: str) -> list[dict[str, Any]]:
             data.append(value)
         elif field in ("event", "id"):
             event[field] = value
-        elif field == "retry" and value.isdigit():
-            event["retry"] = int(value)
+        elif field == "retry" and value.isascii() and value.isdigit():  # isdigit() alone admits '²'
+            try:
+                event["retry"] = int(value)
+            except ValueError:  # more digits than int() converts: no honest retry
+                pass
     if data or event:
         if data:
             event["data"] = "\n".join(data)
@@ -400,10 +447,9 @@ def _sse_diff(expected: list[dict[str, Any]], text: str) -> str | None:
         for key, want in exp.items():
             if key == "data_json":
                 raw = act.get("data")
-                try:
-                    value = json.loads(raw) if raw is not None else MISSING
-                except ValueError:
-                    return f"SSE event {i}: data is not JSON: {raw!r}"
+                value, why = parse_json(raw) if raw is not None else (MISSING, "")
+                if why:
+                    return f"SSE event {i}: data is not JSON ({why}): {raw[:160]!r}"
                 problem = diff(want, value, f"event[{i}].data")
             else:
                 problem = diff(want, act.get(key, MISSING), f"event[{i}].{key}")
@@ -415,7 +461,7 @@ def _sse_diff(expected: list[dict[str, Any]], text: str) -> str | None:
 def expectation_problems(expect: dict[str, Any], resp: dict[str, Any]) -> list[str]:
     """Every expectation of one step that the response does not meet (empty: all hold)."""
     if "error" in resp:
-        return [f"the request failed: {resp['error'].strip().splitlines()[-1][:300]}"]
+        return [f"the request failed: {last_line(resp['error'], 300)}"]
     problems: list[str] = []
     status = resp.get("status")
     if "status" in expect and status != expect["status"]:
@@ -424,10 +470,9 @@ def expectation_problems(expect: dict[str, Any], resp: dict[str, Any]) -> list[s
     wants_json = any(k in expect for k in ("json", "json_has", "json_at"))
     body: Any = MISSING
     if wants_json:
-        try:
-            body = json.loads(text)
-        except ValueError:
-            problems.append(f"body is not JSON: {text[:160]!r}")
+        body, why = parse_json(text)
+        if why:
+            problems.append(f"body is not JSON ({why}): {text[:160]!r}")
     if body is not MISSING:
         if "json" in expect and (p := diff(expect["json"], body)):
             problems.append(f"json: {p}")
@@ -473,13 +518,13 @@ def evaluate_check(check: dict[str, Any], responses: list[dict[str, Any]], sessi
         if len(check["steps"]) > 1:
             label = f"step {i + 1} ({label})"
         if i >= len(responses):
-            why = session_error.strip().splitlines()[-1][:400] if session_error else "no response recorded"
+            why = last_line(session_error) if session_error else "no response recorded"
             return {"name": check["name"], "passed": False, "detail": f"{label}: {why}"}
         problems = expectation_problems(step["expect"], responses[i])
         if problems:
             return {"name": check["name"], "passed": False, "detail": f"{label}: " + "; ".join(problems)}
     if session_error:
-        return {"name": check["name"], "passed": False, "detail": session_error.strip().splitlines()[-1][:400]}
+        return {"name": check["name"], "passed": False, "detail": last_line(session_error)}
     return {"name": check["name"], "passed": True, "detail": ""}
 
 
@@ -551,21 +596,29 @@ def lay_out(checks: list[dict[str, Any]], n_canaries: int, rng: random.Random) -
 
 def _template_regex(template: str) -> re.Pattern[str]:
     """A path template of an OpenAPI document as a regex. The document drops `:path`
-    converters, so a parameter that ends the template may span slashes."""
+    converters, so a parameter that ends the template may span slashes.
+
+    The document is the app's, so adjacent parameters become one bounded repeat
+    (`{a}{b}` is `[^/]{2,}`, not `[^/]+[^/]+`): a template of many adjacent parameters
+    would otherwise backtrack exponentially on the host for every canary path.
+    """
     parts = [p for p in re.split(r"(\{[^}]*\})", template) if p]
-    pattern = ""
+    pattern, run = "", 0
     for i, part in enumerate(parts):
         if part.startswith("{") and part.endswith("}"):
-            pattern += ".*" if i == len(parts) - 1 else "[^/]+"
+            run += 1
+            if i < len(parts) - 1:
+                continue
+            pattern += (f"[^/]{{{run - 1}}}" if run > 1 else "") + ".*"  # the last one spans the rest
         else:
-            pattern += re.escape(part)
+            pattern += (f"[^/]{{{run},}}" if run else "") + re.escape(part)
+        run = 0
     return re.compile(pattern)
 
 
 def _is_openapi_doc(resp: dict[str, Any]) -> Any:
-    try:
-        doc = json.loads(body_text(resp))
-    except ValueError:
+    doc, why = parse_json(body_text(resp))
+    if why:
         return None
     if isinstance(doc, dict) and isinstance(doc.get("openapi"), str) and isinstance(doc.get("paths"), dict):
         return doc

@@ -14,6 +14,10 @@ The contract, and how each part is decided:
   they must agree within REL_TOL relative or ABS_TOL absolute, so a count given as
   3.0 passes and so does float noise. A bool is never a number: True is not 1.
 - None matches only None.
+- An int too large for a float (the grammar allows any int JSON can carry) is compared
+  exactly, never converted: it matches only an equal int, and no float (no finite float
+  is within tolerance of it). Every comparison is total on what the grammar admits, so
+  no answer can make the host raise, which grade_final would take for a harness fault.
 
 `row_evidence` keeps the rows themselves for readers of a grade (the run viewer shows
 expected and received side by side): a window of at most EVIDENCE_ROWS rows around
@@ -105,7 +109,10 @@ def values_match(expected: Any, got: Any) -> bool:
     if type(expected) in _NUMBERS and type(got) in _NUMBERS:
         if type(expected) is int and type(got) is int:
             return expected == got
-        return math.isclose(expected, got, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+        try:
+            return math.isclose(expected, got, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+        except OverflowError:  # an int beyond any float: no finite float is near it
+            return False
     if type(expected) is str and type(got) is str:
         return expected == got
     return False
@@ -121,9 +128,16 @@ def row_mismatch(expected: tuple | list, got: tuple) -> str:
     return ""
 
 
+def _loose_number(v: int | float) -> tuple:
+    try:
+        return ("num", f"{float(v):.9g}")
+    except OverflowError:  # an int beyond any float: only itself
+        return ("int", v)
+
+
 def _loose_key(row: tuple | list) -> tuple:
     """A hashable key of a row, numbers rounded to 9 significant digits (ints and floats alike)."""
-    return tuple(("num", f"{float(v):.9g}") if type(v) in _NUMBERS else (type(v).__name__, v) for v in row)
+    return tuple(_loose_number(v) if type(v) in _NUMBERS else (type(v).__name__, v) for v in row)
 
 
 def _same_rows_any_order(expected: list, got: list[tuple]) -> bool:
