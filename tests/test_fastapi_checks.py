@@ -400,3 +400,12 @@ async def test_requests_sent_carry_no_expectation():
     sent = json.dumps(grader.request)
     assert "expect" not in sent and "Note not found" not in sent
     assert grade.score == 0.25 and not grade.tampered  # only "deleting a missing note is a 404" holds
+
+
+def test_the_documents_canary_is_the_same_request_as_a_checks_read_of_the_document():
+    check = normalize_check({"name": "doc", "steps": [{"path": "/openapi.json", "expect": {"status": 200}}]}, "t")
+    for seed in range(20):
+        (canary,) = [c for c in make_canaries(random.Random(seed)) if c["kind"] == "openapi"]
+        assert canary["request"] == check["steps"][0]["request"]
+    custom = [c for c in make_canaries(random.Random(0), "/api/schema") if c["kind"] == "openapi"]
+    assert custom[0]["request"] == {"method": "GET", "path": "/api/schema"}

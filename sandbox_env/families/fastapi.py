@@ -11,9 +11,11 @@ Task source: sandbox_env/tasks/fastapi/<id>/
 
 Grading. The host turns every check into one session of requests; every session runs
 against a freshly imported app.py in its own process. Canary requests made up on the
-host at grading time (random unknown paths, GET /openapi.json with a random extra query
-parameter) are slipped into random sessions at random places, and the sessions are sent
-in a random order, so neither position nor path tells them apart. The driver
+host at grading time (random unknown paths, and GET /openapi.json sent exactly as a check
+sends it) are slipped into random sessions at random places, and the sessions are sent
+in a random order, so neither position nor request tells them apart. (The document's
+canary once carried a random extra query parameter, which told it apart from the checks'
+reads of the document: an app could serve the canary one document and the checks another.) The driver
 (runtime/http_driver.py) reports raw responses; the host evaluates expectations (which
 never enter a container) and judges canaries (fastapi_checks.judge_canaries). Reward =
 the fraction of checks passing.
