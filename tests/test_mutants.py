@@ -100,6 +100,22 @@ def create(q: Annotated[str, Query(max_length=5)], x_token: Annotated[str, Heade
         assert want in found, want
 
 
+def test_fastapi_operators_flip_comparison_boundaries_and_turn_none_tests_into_truth_tests():
+    src = """
+def buy(quantity: int, tax: float | None = None, last: int | None = None):
+    if quantity > STOCK:
+        raise HTTPException(status_code=409)
+    start = 0 if last is None else last + 1
+    if tax is not None:
+        return {"with_tax": quantity + tax}
+"""
+    found = details(src, FASTAPI_OPERATORS)
+    for want in ("Gt->GtE", "is None->not", "is not None->truth test"):
+        assert want in found, want
+    mutant = next(m for m in generate(src, FASTAPI_OPERATORS) if m.name.endswith("is not None->truth test"))
+    assert "if tax:" in mutant.source
+
+
 def test_django_operators_drop_field_options_raises_atomic_and_receivers():
     src = """
 class Member(models.Model):

@@ -4,7 +4,8 @@ Each operator looks at one node of the reference's AST and proposes small edits 
 edit gives one mutant, the whole source unparsed again with that one change. Operators are
 grouped per family (ORM_OPERATORS, FASTAPI_OPERATORS, DJANGO_OPERATORS) after the kinds of
 mistake a spec states precisely and a model gets wrong: a boundary (`gt` for `gte`), a
-tiebreak, a dense rank, a status code, a validation bound, a field option, a raised error.
+tiebreak, a dense rank, a status code, a validation bound, a field option, a raised error, a
+comparison's boundary, a given falsy value taken for a missing one.
 
 Decisions:
 - Determinism: nodes are visited in source pre-order and operators in their listed order, so
@@ -664,6 +665,20 @@ def op_compare(node: ast.AST, ctx: Context) -> Iterator[Edit]:
             yield f"{which}{type(op).__name__}->{other.__name__}", new
 
 
+def op_none_check(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A test for None made a truth test: `x is not None` -> `x`, `x is None` -> `not x`.
+
+    The mistake this stands for: a given falsy value (0, "", an empty list) taken for a
+    missing one, as in `if item.tax:` where the spec says "when tax is given".
+    """
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and _const(node.comparators[0], type(None))):
+        return
+    if isinstance(node.ops[0], ast.IsNot):
+        yield "is not None->truth test", copy.deepcopy(node.left)
+    elif isinstance(node.ops[0], ast.Is):
+        yield "is None->not", ast.UnaryOp(ast.Not(), copy.deepcopy(node.left))
+
+
 def _is_atomic(node: ast.AST) -> bool:
     target = node.func if isinstance(node, ast.Call) else node
     return _dotted(target) in ("transaction.atomic", "atomic", "db.transaction.atomic")
@@ -728,6 +743,8 @@ FASTAPI_OPERATORS: dict[str, Operator] = {
     "exclude": op_exclude,
     "name": op_header_cookie_name,
     "dependency": op_dependency,
+    "compare": op_compare,
+    "none_check": op_none_check,
 }
 DJANGO_OPERATORS: dict[str, Operator] = {
     "field_option": op_field_option,

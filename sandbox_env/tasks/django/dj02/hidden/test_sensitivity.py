@@ -42,3 +42,11 @@ def test_a_taken_username_is_found_whatever_its_stored_case():
     form = SignupForm(data=data(username="alice_1"))
     assert not form.is_valid()
     assert codes(form, "username") == ["taken"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("username", ["josé", "naïve_1", "user٣"])
+def test_letters_and_digits_outside_ascii_make_the_username_invalid(username):
+    form = SignupForm(data=data(username=username))
+    assert not form.is_valid()
+    assert codes(form, "username") == ["invalid_username"]

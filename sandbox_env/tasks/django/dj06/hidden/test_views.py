@@ -50,6 +50,13 @@ def test_search_ignores_case_and_drafts(client, five):
     assert response.context["query"] == "python"
 
 
+def test_search_reads_the_title_only_not_the_body(client, five):
+    Note.objects.create(title="Zebra", slug="entry-60", body="all about python", published=True,
+                        created=DAY0 + datetime.timedelta(hours=60))
+    response = client.get("/notes/?q=python")
+    assert listed(response) == ["Delta python", "Beta Python"]
+
+
 def test_search_with_no_match_renders_the_empty_list(client, five):
     response = client.get("/notes/?q=zeta")
     assert response.status_code == 200
