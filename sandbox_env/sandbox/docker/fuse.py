@@ -6,15 +6,20 @@ request to a `fuse-overlayfs` process on the host, one per container, outside th
 container's cgroup. Its CPU is the container's own doing but not in the container's
 cgroup counters.
 
-Threat model (measured on a 2-core host, cgroup v1, Debian's dockerd 20.10): code under
-test that hangs while two processes `os.stat` names that do not exist under /opt/venv in
-a loop uses about 0.3 CPU in its cgroup and drives its fuse-overlayfs to about 0.35 CPU;
-its own readers then wait for a CPU 60-90% of the time, and a Django module doing that at
-import read as "starved" (a StarvedRun harness fault, rescheduled instead of scored) in
-both attempts. A wrong answer escaped its zero at will. The CPU of the container's own
-server is therefore counted as the container's (`UsagePoint.served`), which makes that
-run busy (0.6 CPU and more): its own zero. An honest run on a busy host reads few files
-(its server's CPU is a few hundredths of a second), so it is still called starved.
+Threat model (measured on a 2-core host, cgroup v1, Debian's dockerd 20.10, one host busy
+loop per core, a load under which a sandbox that only spins still gets 0.9 of its CPU and
+waits 7% of the time): a Django module that at import starts two processes that
+`os.stat` missing names under /opt/venv in a loop, then hangs, used 0.29-0.38 CPU in its
+cgroup, drove its fuse-overlayfs to 0.28-0.41 CPU, and its readers waited for a CPU
+40-55% of the time: by the cgroup alone "starved", a StarvedRun harness fault that is
+rescheduled instead of scored, so a wrong answer escaped its zero at will (on a busier
+host it did so in both attempts). The CPU of the container's own server is therefore
+counted as the container's (`UsagePoint.served`): 0.57-0.78 CPU, its own zero. An honest
+run held back by the host reads few files (its server's CPU over the last seconds is a
+few hundredths of a second), so it is still called starved. A single reader whose every
+round trip waits behind the host's busy loops uses little CPU on either side and is
+still called starved: that is waiting for a CPU that went to the host's load, as any
+process that sleeps and wakes often would show, not CPU it spent through its server.
 
 Which process: the one whose `upperdir=` option is the container's `GraphDriver` upper
 directory, found when the container has started, before any code of the model runs in it,
