@@ -28,6 +28,10 @@ no capability, so it cannot forge one). Its start time is kept, so a pid handed 
 another process after the server exits is never read. When the driver is another one,
 the process cannot be seen (an engine on another host, another pid namespace) or more
 than one matches, nothing is found and the evidence is the cgroup's alone, as before.
+
+Cost: one pass over /proc when a container starts (its `comm` files, and the command line
+of the few fuse-overlayfs processes: 4 ms with 200 processes on the host, in the backend's
+thread pool), then one read of the server's /proc/PID/stat a sample.
 """
 
 from __future__ import annotations
