@@ -25,7 +25,10 @@ The rule (docs/architecture.md, "Blame"):
    went elsewhere. A run is starved only when it waited `SELF_WAIT_MARGIN` more than it
    used: code under test that hangs while bursts of its own forks queue for the CPU (a
    third of the time each: 33% waiting, 33% of the CPU) made its timeout read as
-   starvation before, a scoring_error at its will.
+   starvation before, a scoring_error at its will. Its use includes the CPU of the host
+   process that serves its root filesystem (fuse-overlayfs, docker/fuse.py): code that
+   hangs while its processes re-read the image's files keeps that process, outside its
+   cgroup, busy enough to hold its own readers back, and read as starved before.
 3. A sandbox whose agent is lost is judged by the engine's record. Out of memory, or an
    agent that fell silent while the sandbox kept its CPU busy or sat at its pids or memory
    limit: its own processes did it. A signal death of the agent (no one outside killing
@@ -95,8 +98,15 @@ def _self_inflicted(u: Usage) -> str | None:
     if own:
         return own
     if u.cpu is not None and u.wall > 0 and u.cpu >= BUSY_SHARE * u.cpus * u.wall:
-        return f"its processes used {u.cpu:.1f} s of CPU in {u.wall:.1f} s (limit {u.cpus:g} CPU)"
+        return f"its processes used {u.cpu:.1f} s of CPU in {u.wall:.1f} s{_served(u)} (limit {u.cpus:g} CPU)"
     return None
+
+
+def _served(u: Usage) -> str:
+    """What of its CPU the host process serving its root filesystem spent, when that counted."""
+    if not u.served or u.served < 0.05:
+        return ""
+    return f" ({u.served:.1f} s of it in the host process serving its file reads)"
 
 
 def judge_time_limit(usage: Usage | None) -> Verdict:
@@ -116,7 +126,7 @@ def judge_time_limit(usage: Usage | None) -> Verdict:
     if usage.cpu_pressure >= STARVED_SHARE and usage.cpu_pressure - used >= SELF_WAIT_MARGIN:
         return Verdict(
             False,
-            f"starved: its processes got {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s and "
+            f"starved: its processes got {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s{_served(usage)} and "
             f"waited for a CPU {usage.cpu_pressure:.0%} of the time",
         )
     if usage.cpu_pressure >= STARVED_SHARE:

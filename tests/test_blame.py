@@ -6,7 +6,7 @@ import pytest
 
 from sandbox_env.blame import StarvedRun, check_time_limit, judge_silence, judge_time_limit, limits_hit
 from sandbox_env.sandbox import ExecResult, SandboxEndedFromInside, Usage
-from sandbox_env.sandbox.docker import cgroup, procs
+from sandbox_env.sandbox.docker import cgroup, fuse, procs
 from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.usage import UsagePoint, UsageTrace, between
 
@@ -183,3 +183,58 @@ def test_a_remote_engines_container_has_no_cgroup_here_so_no_host_file_is_read_f
     paths = cgroup.find(remote, tmp_path)
     assert not paths.found and cgroup.sample(paths) is None
     assert read == []
+
+
+def test_the_cpu_of_the_sandboxs_file_server_counts_as_its_own_use():
+    a = UsagePoint(at=0.0, cpu=1.0, stall=0.0, fork_failures=0, oom_kills=0, served=4.0)
+    b = UsagePoint(at=10.0, cpu=3.8, stall=8.6, fork_failures=0, oom_kills=0, served=7.3)
+    u = between(a, b, 1.0)
+    assert (round(u.cpu, 6), round(u.served, 6)) == (6.1, 3.3)
+    # readers of the image's files that keep its fuse-overlayfs busy while the rest hangs: measured here
+    verdict = judge_time_limit(u)
+    assert verdict.submission and "3.3 s of it in the host process serving its file reads" in verdict.why
+    # the same run judged by its cgroup alone read as starved
+    assert not judge_time_limit(Usage(wall=10.0, cpus=1.0, cpu=2.8, cpu_pressure=0.86)).submission
+
+
+def test_an_honest_run_on_a_busy_host_is_still_starved_with_its_file_servers_cpu_counted():
+    a = UsagePoint(at=0.0, cpu=1.0, stall=0.0, fork_failures=0, oom_kills=0, served=0.30)
+    b = UsagePoint(at=10.0, cpu=1.6, stall=8.3, fork_failures=0, oom_kills=0, served=0.34)
+    verdict = judge_time_limit(between(a, b, 1.0))
+    assert not verdict.submission and verdict.why.startswith("starved")
+
+
+def test_a_file_server_read_at_one_end_only_adds_nothing():
+    a = UsagePoint(at=0.0, cpu=1.0, stall=0.0, fork_failures=0, oom_kills=0, served=None)
+    b = UsagePoint(at=10.0, cpu=2.0, stall=0.0, fork_failures=0, oom_kills=0, served=50.0)
+    u = between(a, b, 1.0)
+    assert u.cpu == 1.0 and u.served is None
+
+
+UPPER = "/var/lib/docker/fuse-overlayfs/" + "ab" * 32 + "/diff"
+
+
+def _fake_server(root, pid: int, upper: str, uid: int = 0, started: int = 1000, comm: str = "fuse-overlayfs") -> None:
+    d = root / str(pid)
+    d.mkdir(parents=True)
+    (d / "comm").write_text(comm + "\n")
+    (d / "cmdline").write_bytes(
+        b"\0".join([b"fuse-overlayfs", b"-o", f"lowerdir=/l/A:/l/B,upperdir={upper},workdir=/w".encode(), b"/merged"]) + b"\0"
+    )
+    (d / "status").write_text(f"Name:\t{comm}\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\n")
+    fields = ["S", "1"] + ["0"] * 9 + ["250", "150"] + ["0"] * 6 + [str(started)] + ["0"] * 5
+    (d / "stat").write_text(f"{pid} ({comm}) " + " ".join(fields) + "\n")
+
+
+def test_a_containers_file_server_is_found_by_its_upper_directory_among_root_processes_only(tmp_path):
+    attrs = {"GraphDriver": {"Name": "fuse-overlayfs", "Data": {"UpperDir": UPPER}}}
+    _fake_server(tmp_path, 40, UPPER, uid=1000)  # a sandboxed process posing as the server
+    _fake_server(tmp_path, 41, UPPER + "x")  # another container's
+    _fake_server(tmp_path, 42, UPPER, started=777)
+    server = fuse.find_server(attrs, tmp_path)
+    assert server == fuse.Server(42, 777)
+    assert fuse.served_cpu(server, tmp_path) == 400 / fuse.CLK_TCK
+    assert fuse.served_cpu(fuse.Server(42, 778), tmp_path) is None  # the pid now names another process
+    assert fuse.find_server({"GraphDriver": {"Name": "overlay2", "Data": {"UpperDir": UPPER}}}, tmp_path) is None
+    _fake_server(tmp_path, 43, UPPER)  # two root servers of one directory: which is its cannot be told
+    assert fuse.find_server(attrs, tmp_path) is None

@@ -19,7 +19,10 @@ TRACE_PERIOD = 0.25  # seconds between the points of a grading run's trace
 class Usage:
     """What a sandbox consumed over a window of time (None: not measurable).
 
-    `cpu` is CPU-seconds the sandbox's processes used; `cpus` the CPU limit it had;
+    `cpu` is CPU-seconds the sandbox's processes used, with what the host process that
+    serves its root filesystem spent on their requests (`served` of it; docker/fuse.py),
+    so that file reads that make the host busy count as the sandbox's own use; `cpus` the
+    CPU limit it had;
     `cpu_pressure` the share of the window in which some task of the sandbox was runnable
     but waiting for a CPU (its cgroup's PSI `some`; where the kernel keeps none per
     cgroup, the host's); `fork_failures` and `memory_failures` how often its pids limit
@@ -37,6 +40,7 @@ class Usage:
     memory_limit_hits: int | None = None
     peak_pids: int | None = None
     pids_limit: int | None = None
+    served: float | None = None
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class UsagePoint:
     memory_hits: int | None = None  # times its memory use reached the limit
     pids: int | None = None  # tasks now
     pids_max: int | None = None  # its pids limit
+    served: float | None = None  # CPU-seconds of the host process serving its root filesystem (docker/fuse.py)
 
 
 def between(
@@ -76,17 +81,20 @@ def between(
         return getattr(b, name) if cumulative_limits else delta(getattr(a, name), getattr(b, name))
 
     stall = delta(a.stall, b.stall)
+    cpu = delta(a.cpu, b.cpu)
+    served = delta(a.served, b.served)  # None unless both points read the same server
     pids = [p.pids for p in (a, *middle, b) if p.pids is not None]
     return Usage(
         wall=wall,
         cpus=cpus,
-        cpu=delta(a.cpu, b.cpu),
+        cpu=None if cpu is None else cpu + (served or 0.0),
         cpu_pressure=None if stall is None else min(1.0, stall / wall),
         fork_failures=events("fork_failures"),
         memory_failures=events("oom_kills"),
         memory_limit_hits=events("memory_hits"),
         peak_pids=max(pids) if pids else None,
         pids_limit=b.pids_max,
+        served=None if cpu is None else served,
     )
 
 

@@ -37,14 +37,14 @@ import time
 import uuid
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import docker.errors
 
 from sandbox_env.constants import ENGINE_MESSAGE_CHARS, READY_TIMEOUT, SANDBOX_USER, SHORT_ID, short
 from sandbox_env.sandbox.budget import SandboxBudget, Slot, default_max_sandboxes
-from sandbox_env.sandbox.docker import cgroup, reaper
+from sandbox_env.sandbox.docker import cgroup, fuse, reaper
 from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
 from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.docker.engine import docker_client, engine_info
@@ -71,6 +71,7 @@ class _Record:
     channel: AgentChannel
     slot: Slot | None
     cgroup: cgroup.CgroupPaths | None = None
+    server: fuse.Server | None = None  # the host process serving its root filesystem, when there is one
     removing: bool = False
     agent_user: str | None = None  # the user the agent runs as (the container's)
     busy: int = 0  # calls in flight
@@ -193,7 +194,10 @@ class DockerBackend(SandboxBackend):
             return None
         if rec.cgroup is None:
             rec.cgroup = cgroup.find(sandbox_id)
-        return cgroup.sample(rec.cgroup)
+        point = cgroup.sample(rec.cgroup)
+        if point is None or rec.server is None:
+            return point
+        return replace(point, served=fuse.served_cpu(rec.server))
 
     # -- blocking engine work, run in the thread pool --------------------------------------------
     def _start_ready(self, image: str, role: str, slot: Slot) -> str:
@@ -260,7 +264,16 @@ class DockerBackend(SandboxBackend):
             raise SandboxError(f"cannot start a container from {image!r}: {_engine_message(exc)}") from exc
         if grant.ask:
             grant.granted()
+        rec.server = self._server_of(container)
         return container.id
+
+    @staticmethod
+    def _server_of(container) -> fuse.Server | None:
+        """Its root filesystem's server, looked for now: started with it, before any code of the model runs."""
+        try:
+            return fuse.find_server(container.attrs)
+        except Exception:  # noqa: BLE001 - evidence that cannot be had leaves the cgroup's alone
+            return None
 
     def _without_oom_protection(self, image: str, role: str, slot: Slot, grant: Grant, exc: Exception) -> str:
         """The engine refused SYS_RESOURCE: this sandbox, and every later one, start without it."""
