@@ -23,13 +23,16 @@ stream first, which alone ends every agent, then removes the containers in paral
 A lost agent is diagnosed (diagnose.py) from the engine's events (events.py) and the
 container's cgroup (cgroup.py): `SandboxEndedFromInside` when the container's own
 processes did it, a plain `SandboxError` otherwise; a container paused or a supervisor
-stopped from outside (procs.py) is never the sandbox's.
+stopped from outside (procs.py), or one whose memory or pids limit is not the one this
+backend set (`usage.changed_limits`: lowered by `docker update` from outside), is never
+the sandbox's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import dataclasses
 import logging
 import os
 import threading
@@ -56,7 +59,7 @@ from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
 from sandbox_env.sandbox.runs import current_run_id, hold_run
 from sandbox_env.sandbox.types import Limits, SandboxError
-from sandbox_env.sandbox.usage import Usage, UsagePoint, between
+from sandbox_env.sandbox.usage import Usage, UsagePoint, between, changed_limits
 
 logger = logging.getLogger("websandbox.sandbox")
 
@@ -193,7 +196,11 @@ class DockerBackend(SandboxBackend):
             return None
         if rec.cgroup is None:
             rec.cgroup = cgroup.find(sandbox_id)
-        return cgroup.sample(rec.cgroup)
+        point = cgroup.sample(rec.cgroup)
+        if point is None:
+            return None
+        changed = changed_limits(point, memory_bytes=self.limits.memory_mb << 20, pids=self.limits.pids)
+        return dataclasses.replace(point, limits_changed=changed) if changed else point
 
     # -- blocking engine work, run in the thread pool --------------------------------------------
     def _start_ready(self, image: str, role: str, slot: Slot) -> str:
@@ -292,6 +299,9 @@ class DockerBackend(SandboxBackend):
     def _call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         rec = self._record(sandbox_id)
         rec.busy += 1
+        point = self.usage_point(sandbox_id)  # the limits it starts with: a change between calls is seen
+        if point is not None:
+            rec.recent.append(point)
         try:
             reply = rec.channel.call(request, timeout=timeout)
         except ChannelError as exc:
