@@ -93,7 +93,7 @@ def lower_memory_limit(cid: str) -> None:
     stat = paths.memory / "memory.stat" if paths.memory is not None else paths.unified / "memory.stat"
     fields = dict(line.split() for line in stat.read_text().splitlines())
     used = int(fields.get("total_rss", fields.get("anon", 0)))  # what reclaim cannot give back
-    for extra in range(SQUEEZE_MB, 16 * SQUEEZE_MB, SQUEEZE_MB):  # the use grows while we ask
+    for extra in (SQUEEZE_MB << n for n in range(7)):  # the use grows while we ask
         limit = used + (extra << 20)
         try:
             return _update(cid, Memory=limit, MemorySwap=limit)

@@ -170,13 +170,11 @@ def _fence_program(machine: str, own_pid: int) -> list[tuple[int, int, int, int]
             labels[item] = len(code)
         else:
             code.append(item)
-    out = []
-    for i, (op, jt, jf, k) in enumerate(code):
-        def rel(target):
-            return 0 if target in (0, None) else labels[target] - (i + 1)
 
-        out.append((op, rel(jt), rel(jf), k))
-    return out
+    def rel(target, i: int) -> int:
+        return 0 if target in (0, None) else labels[target] - (i + 1)
+
+    return [(op, rel(jt, i), rel(jf, i), k) for i, (op, jt, jf, k) in enumerate(code)]
 
 
 class _SockFilter(ctypes.Structure):
