@@ -21,7 +21,7 @@ from sandbox_env.sandbox.docker import cgroup, docker_client
 # what a grading container runs for each family, as `docker top` shows it
 GRADER_PROGRAMS = {"fastapi": "http_driver.py", "django": "pytest_runner.py", "smoke": "smoke_grader.py"}
 STARVED_NANO_CPUS = 10_000_000  # 0.01 CPU, as `docker update --cpus 0.01`
-LOWERED_PIDS = 6  # fewer tasks than a grading run's programs hold at once
+LOWERED_PIDS = 2  # fewer tasks than any sandbox holds at once: no new process can start
 SQUEEZE_MB = 1  # room left over a container's memory use when its limit is cut
 
 
@@ -79,7 +79,7 @@ def _update(cid: str, **resources) -> None:
 
 
 def lower_pids_limit(cid: str, pids: int = LOWERED_PIDS) -> None:
-    """`docker update --pids-limit 6`: the container's process limit cut below what its programs hold."""
+    """`docker update --pids-limit 2`: the container's process limit cut below what its programs hold."""
     _update(cid, PidsLimit=pids)
 
 

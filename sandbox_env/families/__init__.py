@@ -17,7 +17,8 @@ Neither holds when a grading sandbox's memory or pids limit was changed from out
 during a run (`blame.outside_change`: `docker update` lowered it): what the code under
 test did against that limit proves nothing, so a grade short of full marks from such an
 attempt, a plain 0.0 or an ending from inside included, is a harness fault, retried like
-any other. A full score stands: the answer passed in spite of it.
+any other. A full score stands: the answer passed in spite of it (unless the backend
+refused the run first: the Docker backend checks the limits around every call).
 """
 
 from __future__ import annotations

@@ -298,19 +298,32 @@ class DockerBackend(SandboxBackend):
 
     def _call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         rec = self._record(sandbox_id)
+        self._check_limits(sandbox_id, rec, "before")
         rec.busy += 1
-        point = self.usage_point(sandbox_id)  # the limits it starts with: a change between calls is seen
-        if point is not None:
-            rec.recent.append(point)
         try:
             reply = rec.channel.call(request, timeout=timeout)
         except ChannelError as exc:
             raise self._diagnose(sandbox_id, rec, exc) from exc
         finally:
             rec.busy -= 1
+        self._check_limits(sandbox_id, rec, "during")
         if "error" in reply:
             raise SandboxError(f"sandbox {short(sandbox_id)}: {reply['error']}")
         return reply
+
+    def _check_limits(self, sandbox_id: str, rec: _Record, when: str) -> None:
+        """Raise a harness fault when the sandbox's limits are not the ones this backend set (blame.py, rule 5).
+
+        Read before and after every call (a dozen small cgroup files): a limit lowered from
+        outside between turns or during a call makes the model's commands fail to start or
+        run out of memory, and nothing a call returns under it is the model's doing.
+        """
+        point = self.usage_point(sandbox_id)
+        if point is None:
+            return
+        rec.recent.append(point)
+        if point.limits_changed:
+            raise SandboxError(f"sandbox {short(sandbox_id)}: {point.limits_changed} {when} this call")
 
     def _diagnose(self, sandbox_id: str, rec: _Record, exc: ChannelError) -> SandboxError:
         def running() -> bool | None:
