@@ -136,7 +136,8 @@ async def test_a_grader_program_killed_from_outside_never_gives_a_correct_answer
         assert grade.score == 1.0 and grade.scoring_error is None, grade.reason
     else:
         assert grade.score == 0.0 and grade.scoring_error, grade.reason
-        assert "killed by signal 9" in grade.scoring_error, grade.scoring_error
+        # killed while importing or serving (the fence), or before the driver's first note: the harness's either way
+        assert "the same in 2 attempts" in grade.scoring_error, grade.scoring_error
 
 
 class _FailingCreate:
