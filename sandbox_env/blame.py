@@ -44,9 +44,16 @@ The rule (docs/architecture.md, "Blame"):
    sandbox and a tool message that says what happened; in grading it is the submission's
    0.0. Never a scoring_error.
 
+5. A limit is the sandbox's own only as its backend set it. A memory or pids limit that
+   was lowered from outside while the sandbox ran (`docker update` by an operator, a tool
+   on the host: the sandboxed code cannot change its cgroup) makes correct code run out of
+   memory or forks, so hitting it proves nothing against the sandbox's processes: any
+   window whose points show a limit other than the one set (`Usage.limits_changed`) is a
+   harness fault, whatever else it shows (`outside_change`).
+
 The measurements come from the backend (`SandboxBackend.usage_point`): the container's cgroup
-CPU usage, CPU pressure, and pids and memory limit events, read by the host where the code
-under test cannot touch them (docker/cgroup.py).
+CPU usage, CPU pressure, pids and memory limit events, and the limits themselves, read by
+the host where the code under test cannot touch them (docker/cgroup.py).
 """
 
 from __future__ import annotations
@@ -73,14 +80,20 @@ class Verdict:
     why: str
 
 
+def outside_change(u: Usage | None) -> str | None:
+    """How the sandbox's limits were changed from outside during the window (rule 5), or None."""
+    return None if u is None else u.limits_changed
+
+
 def limits_hit(u: Usage | None) -> str | None:
     """What the sandbox's own processes did against its limits, or None: evidence whatever the load.
 
     The harness's programs stay far below every limit, so a sandbox that reached its pids
     or memory limit, or held a quarter of its pids limit in tasks at once, was pushed there
-    by the code under test (or the model's own commands).
+    by the code under test (or the model's own commands). Not so against a limit that was
+    changed from outside (rule 5): then nothing here is evidence.
     """
-    if u is None:
+    if u is None or outside_change(u):
         return None
     if u.fork_failures:
         return f"its processes hit the sandbox's process limit ({u.fork_failures} forks refused)"
@@ -113,6 +126,8 @@ def judge_time_limit(usage: Usage | None) -> Verdict:
     """Whose fault is a wall-clock backstop that was hit (rule 2)."""
     if usage is None or usage.cpu is None:
         return Verdict(False, "the sandbox's CPU use could not be measured, so a time limit proves nothing")
+    if changed := outside_change(usage):
+        return Verdict(False, changed)
     own = _self_inflicted(usage)
     if own:
         return Verdict(True, own)
@@ -151,6 +166,8 @@ def judge_silence(usage: Usage | None) -> Verdict:
     """
     if usage is None:
         return Verdict(False, "the sandbox's resource use could not be measured")
+    if changed := outside_change(usage):
+        return Verdict(False, changed)
     own = _self_inflicted(usage)
     if own:
         return Verdict(True, own)

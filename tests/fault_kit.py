@@ -16,11 +16,13 @@ import time
 
 import docker.errors
 
-from sandbox_env.sandbox.docker import docker_client
+from sandbox_env.sandbox.docker import cgroup, docker_client
 
 # what a grading container runs for each family, as `docker top` shows it
 GRADER_PROGRAMS = {"fastapi": "http_driver.py", "django": "pytest_runner.py", "smoke": "smoke_grader.py"}
 STARVED_NANO_CPUS = 10_000_000  # 0.01 CPU, as `docker update --cpus 0.01`
+LOWERED_PIDS = 2  # fewer tasks than any sandbox holds at once: no new process can start
+SQUEEZE_MB = 1  # room left over a container's memory use when its limit is cut
 
 
 def api():
@@ -68,6 +70,51 @@ def starve(cid: str, nano_cpus: int = STARVED_NANO_CPUS) -> None:
     """
     c = api()
     c._raise_for_status(c._post_json(c._url("/containers/{0}/update", cid), data={"NanoCpus": nano_cpus}))
+
+
+def _update(cid: str, **resources) -> None:
+    """The engine's update endpoint (`docker update`), called as the CLI calls it."""
+    c = api()
+    c._raise_for_status(c._post_json(c._url("/containers/{0}/update", cid), data=resources))
+
+
+def lower_pids_limit(cid: str, pids: int = LOWERED_PIDS) -> None:
+    """`docker update --pids-limit 2`: the container's process limit cut below what its programs hold."""
+    _update(cid, PidsLimit=pids)
+
+
+def lower_memory_limit(cid: str) -> None:
+    """`docker update --memory M --memory-swap M`, M a few MiB over the container's resident memory now.
+
+    The engine refuses a limit that reclaim cannot reach, so the cut leaves `SQUEEZE_MB` over
+    what the processes hold: the programs that are still importing outgrow it.
+    """
+    paths = cgroup.find(cid)
+    stat = paths.memory / "memory.stat" if paths.memory is not None else paths.unified / "memory.stat"
+    fields = dict(line.split() for line in stat.read_text().splitlines())
+    used = int(fields.get("total_rss", fields.get("anon", 0)))  # what reclaim cannot give back
+    for extra in (SQUEEZE_MB << n for n in range(7)):  # the use grows while we ask
+        limit = used + (extra << 20)
+        try:
+            return _update(cid, Memory=limit, MemorySwap=limit)
+        except docker.errors.APIError as exc:
+            if "unable to set memory limit" not in str(exc):
+                raise
+    raise AssertionError(f"the engine refused every memory limit near the use of {cid[:12]}")
+
+
+def program_pid(cid: str, needle: str) -> int:
+    """Host pid of the container's process whose command line holds `needle` (not docker-init, not the agent)."""
+    return next(pid for pid, args in processes(cid) if needle in args and "docker-init" not in args)
+
+
+def kill_program(needle: str, sig: int = signal.SIGKILL):
+    """A fault: `sig` sent by root on the host to the container's process running `needle` (found by `docker top`)."""
+
+    def fault(cid: str) -> None:
+        os.kill(program_pid(cid, needle), sig)
+
+    return fault
 
 
 FAULTS = {"docker kill": kill, "docker rm -f": remove, "docker pause": pause, "SIGSTOP to the agent": stop_agent}

@@ -8,7 +8,8 @@ from sandbox_env.blame import StarvedRun, check_time_limit, judge_silence, judge
 from sandbox_env.sandbox import ExecResult, SandboxEndedFromInside, Usage
 from sandbox_env.sandbox.docker import cgroup, fuse, procs
 from sandbox_env.sandbox.docker.diagnose import diagnose
-from sandbox_env.sandbox.usage import UsagePoint, UsageTrace, between
+from sandbox_env.sandbox.docker.events import Ending
+from sandbox_env.sandbox.usage import UsagePoint, UsageTrace, between, changed_limits
 
 
 def usage(cpu=0.0, pressure=0.0, forks=0, ooms=0, wall=10.0) -> Usage:
@@ -111,9 +112,10 @@ def test_cgroup_counters_are_read_from_a_hybrid_v1_host(tmp_path):
     _write(tmp_path / "pids" / "docker" / cid / "pids.max", "256\n")
     _write(tmp_path / "memory" / "docker" / cid / "memory.failcnt", "5\n")
     _write(tmp_path / "memory" / "docker" / cid / "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
+    _write(tmp_path / "memory" / "docker" / cid / "memory.limit_in_bytes", f"{1024 << 20}\n")
     point = cgroup.sample(cgroup.find(cid, tmp_path))
     assert (point.cpu, point.stall, point.fork_failures, point.oom_kills) == (2.5, 0.75, 7, 2)
-    assert (point.pids, point.pids_max, point.memory_hits) == (42, 256, 5)
+    assert (point.pids, point.pids_max, point.memory_hits, point.memory_max) == (42, 256, 5, 1024 << 20)
 
 
 def test_cgroup_counters_are_read_from_a_systemd_v2_host_and_missing_ones_are_none(tmp_path):
@@ -123,7 +125,9 @@ def test_cgroup_counters_are_read_from_a_systemd_v2_host_and_missing_ones_are_no
     _write(leaf / "cpu.stat", "usage_usec 1000\n")
     _write(leaf / "memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n")
     _write(leaf / "pids.max", "max\n")
+    _write(leaf / "memory.max", "536870912\n")
     point = cgroup.sample(cgroup.find(cid, tmp_path))
+    assert point.memory_max == 512 << 20
     assert point.cpu == 0.001 and point.oom_kills == 1 and point.memory_hits == 3 and point.fork_failures is None
     assert point.pids_max is None  # no limit
     assert cgroup.sample(cgroup.find("unknown", tmp_path)) is None
@@ -238,3 +242,45 @@ def test_a_containers_file_server_is_found_by_its_upper_directory_among_root_pro
     assert fuse.find_server({"GraphDriver": {"Name": "overlay2", "Data": {"UpperDir": UPPER}}}, tmp_path) is None
     _fake_server(tmp_path, 43, UPPER)  # two root servers of one directory: which is its cannot be told
     assert fuse.find_server(attrs, tmp_path) is None
+
+
+def test_limits_changed_from_outside_make_hitting_them_no_evidence_against_the_sandbox():
+    def point(at, ooms, memory_max, pids_max=256):
+        p = UsagePoint(at=at, cpu=at, stall=0.0, fork_failures=0, oom_kills=ooms, memory_max=memory_max, pids_max=pids_max)
+        changed = changed_limits(p, memory_bytes=1024 << 20, pids=256)
+        return UsagePoint(**{**p.__dict__, "limits_changed": changed})
+
+    assert changed_limits(point(0, 0, 1024 << 20), memory_bytes=1024 << 20, pids=256) is None
+    assert "pids 6 instead of 256" in changed_limits(point(0, 0, None, 6), memory_bytes=1024 << 20, pids=256)
+    # cut to 24 MiB mid-run (docker update --memory): the OOM kill that follows is not the submission's
+    squeezed = between(point(0, 0, 1024 << 20), point(2, 1, 24 << 20), 1.0, middle=[point(1, 0, 24 << 20)])
+    assert "memory 24 MiB instead of 1024 MiB" in squeezed.limits_changed
+    assert limits_hit(squeezed) is None
+    assert not judge_time_limit(squeezed).submission and not judge_silence(squeezed).submission
+    # restored before the end: the window is still tainted
+    assert between(point(0, 0, 24 << 20), point(2, 1, 1024 << 20), 1.0).limits_changed
+    # the limits as set: the same OOM kill is the sandbox's own
+    assert "out of memory" in limits_hit(between(point(0, 0, 1024 << 20), point(2, 1, 1024 << 20), 1.0))
+
+
+def test_an_agent_killed_for_memory_under_a_limit_changed_from_outside_is_the_harnesses():
+    class OomEnded:
+        def wait_for_death(self, cid, timeout):
+            return Ending(oom=True, exit_code=137, died=True)
+
+    def lost(changed):
+        return diagnose(
+            "c" * 64,
+            RuntimeError("the stream to the sandbox agent broke"),
+            events=OomEnded(),
+            removing=False,
+            stream_closed=True,
+            protocol_broken=False,
+            running=lambda: None,
+            measure=lambda: Usage(wall=1.0, cpus=1.0, cpu=0.5, memory_failures=1, limits_changed=changed),
+            agent_reachable=False,
+        )
+
+    assert isinstance(lost(None), SandboxEndedFromInside)
+    fault = lost("its limits were changed from outside the sandbox (memory 24 MiB instead of 1024 MiB)")
+    assert not isinstance(fault, SandboxEndedFromInside) and "changed from outside" in str(fault)

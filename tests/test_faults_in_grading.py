@@ -9,6 +9,16 @@ attempt, it is a harness fault (score 0.0 with `scoring_error`), never a plain 0
 The orm family grades on the host (no grading container): its faults are those of the
 final collect (test_faults_in_rollouts.py).
 
+A grading container whose limits are lowered from outside while its grader runs (`docker
+update --pids-limit`, `--memory` cut to a few MiB over what it holds) makes a correct
+answer run out of forks or memory: the limit is not the one the backend set, so hitting it
+is not the submission's doing (blame.py, rule 5): retried, then a harness fault.
+
+A grader program killed by root on the host (`kill -9` of the HTTP driver's host pid,
+found with `docker top`) while the app is importing or serving: the app's processes are
+fenced (they may signal only themselves), so the signal came from outside: retried, then a
+harness fault.
+
 Under a host CPU hog (several busy loops per core) with a tight grading limit, every
 reference scores 1.0 or is a harness fault: the wall-clock backstop of a starved run is
 never the submission's.
@@ -27,7 +37,16 @@ import sys
 
 import pytest
 from docker.errors import APIError
-from fault_kit import FAULTS, GRADER_PROGRAMS, Injector, leftovers, starve
+from fault_kit import (
+    FAULTS,
+    GRADER_PROGRAMS,
+    Injector,
+    kill_program,
+    leftovers,
+    lower_memory_limit,
+    lower_pids_limit,
+    starve,
+)
 
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import get_family, grade_final
@@ -91,6 +110,34 @@ async def test_a_grading_container_starved_of_cpu_from_outside_never_gives_a_cor
 ):
     grade = await _grade(own_backend, image, family, starve, times=2, limit=STARVED_LIMIT)
     assert grade.score == 1.0 or grade.scoring_error, grade.reason
+
+
+LIMIT_CUTS = {"pids": ("fastapi", lower_pids_limit), "memory": ("django", lower_memory_limit)}
+SQUEEZED_LIMIT = 20  # seconds: an app squeezed for memory may thrash until its backstop
+
+
+@pytest.mark.parametrize("limit, times", [("pids", 1), ("pids", 2), ("memory", 1)])  # a squeezed run is slow: memory once
+async def test_a_grading_container_whose_limit_is_lowered_from_outside_never_gives_a_correct_answer_a_plain_zero(
+    own_backend, image, limit, times
+):
+    family, fault = LIMIT_CUTS[limit]
+    grade = await _grade(own_backend, image, family, fault, times=times, limit=SQUEEZED_LIMIT)
+    if times == 1:
+        assert grade.score == 1.0 and grade.scoring_error is None, grade.reason
+    else:
+        assert grade.score == 0.0 and grade.scoring_error, grade.reason
+        assert "changed from outside" in grade.scoring_error, grade.scoring_error
+
+
+@pytest.mark.parametrize("times", [1, 2])
+async def test_a_grader_program_killed_from_outside_never_gives_a_correct_answer_a_plain_zero(own_backend, image, times):
+    grade = await _grade(own_backend, image, "fastapi", kill_program(GRADER_PROGRAMS["fastapi"]), times=times)
+    if times == 1:
+        assert grade.score == 1.0 and grade.scoring_error is None, grade.reason
+    else:
+        assert grade.score == 0.0 and grade.scoring_error, grade.reason
+        # killed while importing or serving (the fence), or before the driver's first note: the harness's either way
+        assert "the same in 2 attempts" in grade.scoring_error, grade.scoring_error
 
 
 class _FailingCreate:

@@ -16,6 +16,10 @@ backstop first, and the call is a harness fault, not the model's timeout.
 Every verdict: score 0.0, `scoring_error` set and `state["error"]` a `HarnessFault` (a
 `vf.InfraError`), and no container left behind.
 
+A rollout container whose pids or memory limit is lowered from outside (`docker update`)
+between turns: the model's next command would fail to start or run out of memory under a
+limit the backend never set, so the call is a harness fault, not the model's failure.
+
 A SIGSTOP to the agent while the model's own processes keep the CPU busy is still the
 harness's: sandboxed code cannot stop a root process, so the busy CPU does not make the
 silence the model's (docker/procs.py).
@@ -28,7 +32,7 @@ import json
 
 import pytest
 import verifiers as vf
-from fault_kit import FAULTS, Injector, kill, leftovers, starve, stop_agent
+from fault_kit import FAULTS, Injector, kill, leftovers, lower_memory_limit, lower_pids_limit, starve, stop_agent
 from verifiers.types import ClientConfig
 
 from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
@@ -164,6 +168,16 @@ async def test_a_tool_call_in_a_rollout_container_starved_from_outside_is_a_harn
         assert any(why in state["scoring_error"] for why in ("starved of CPU", "stopped answering")), state["scoring_error"]
     finally:
         env.backend.teardown()
+
+
+@pytest.mark.parametrize("cut", [lower_pids_limit, lower_memory_limit], ids=["pids", "memory"])
+async def test_a_rollout_container_whose_limit_is_lowered_from_outside_between_turns_is_a_harness_fault(
+    envs, cut, tmp_path, monkeypatch
+):
+    env = envs("smoke")
+    state = await _rollout(env, "smoke_hello", [SMOKE_ANSWER], tmp_path, monkeypatch, {1: cut})
+    _assert_harness_fault(state, env)
+    assert "changed from outside" in state["scoring_error"], state["scoring_error"]
 
 
 @pytest.mark.parametrize("times", [1, 2])

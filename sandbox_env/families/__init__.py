@@ -12,6 +12,13 @@ by a busy sandbox) is the submission's 0.0, never a scoring error. So is a harne
 a run whose sandbox the code under test pushed to its limits (`blame.limits_hit` over
 the run's usage trace: forks refused, OOM kills, memory at its limit, tasks multiplied):
 a driver starved by a fork or memory bomb failed because of the bomb.
+
+Neither holds when a grading sandbox's memory or pids limit was changed from outside
+during a run (`blame.outside_change`: `docker update` lowered it): what the code under
+test did against that limit proves nothing, so a grade short of full marks from such an
+attempt, a plain 0.0 or an ending from inside included, is a harness fault, retried like
+any other. A full score stands: the answer passed in spite of it (unless the backend
+refused the run first: the Docker backend checks the limits around every call).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import importlib
 import logging
 from typing import Any
 
-from sandbox_env.blame import limits_hit
+from sandbox_env.blame import limits_hit, outside_change
 from sandbox_env.families.base import METRIC_NAMES, Family, Grade, TaskRow
 from sandbox_env.grading import Grader, recording_runs
 from sandbox_env.sandbox import SandboxEndedFromInside
@@ -68,9 +75,12 @@ async def grade_final(task: TaskRow, final: dict[str, Any], grader: Grader) -> G
             try:
                 grade = await family.grade(final, task, grader)
             except SandboxEndedFromInside as exc:
-                return ended_from_inside(exc.evidence)
+                grade = ended_from_inside(exc.evidence)
             except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
                 grade = Grade.harness_fault(f"{type(exc).__name__}: {exc}")
+        changed = next((c for trace in runs if (c := outside_change(trace.whole()))), None)
+        if changed and grade.score < 1.0:
+            grade = Grade.harness_fault(f"the grading run does not count, {changed}: {grade.reason}")
         if not grade.scoring_error:
             return grade
         pushed = next((e for trace in runs if (e := limits_hit(trace.whole()))), None)

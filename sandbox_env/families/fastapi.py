@@ -33,10 +33,14 @@ wrong.
 
 Who is at fault when no final report comes back. The driver writes framed progress notes
 ("started", "importing", "serving") on the private report channel. If the last one is
-"importing" or "serving", only the app's processes could have ended or stopped the
-driver (a signal) or outlasted the limit: the submission's failure, score 0.0, no
-scoring_error. If there is no frame at all, or the last one is "started", the driver
-itself failed before reaching the app: a scoring_error.
+"importing" or "serving", the app's processes could have stopped the driver or outlasted
+the limit: the submission's failure, score 0.0, no scoring_error. A driver killed by a
+signal there is the submission's only where the app could send it: the notes say
+`"fenced"` when every app process runs behind the signal fence (runtime/process_guard.py:
+it may signal only itself), and then the signal came from the kernel or from outside the
+sandbox: a scoring_error, retried (an OOM kill, the cgroup's evidence, still makes it the
+submission's: families.grade_final). If there is no frame at all, or the last one is
+"started", the driver itself failed before reaching the app: a scoring_error.
 
 Limits count the app's own time (CPU, or wall time minus time spent waiting for a CPU),
 not the wall clock; when only the run's wall-clock deadline is hit and the app was not
@@ -157,6 +161,11 @@ class FastAPIFamily:
         stage = report.get("stage")
         if stage != "done":
             how = "did not finish within the grading limit" if result.timed_out else f"ended it (exit code {result.exit_code})"
+            if report.get("fenced") and not result.timed_out and result.exit_code < 0:
+                return Grade.harness_fault(
+                    f"the HTTP driver was killed by signal {-result.exit_code} at stage {stage!r}, which the app's "
+                    "fenced processes cannot send: the kernel or something outside the sandbox killed it"
+                )
             if stage == "importing":
                 return _failed(checks, f"importing app.py {how} before any report was made", imported=False)
             if stage == "serving":

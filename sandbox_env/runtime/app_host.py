@@ -39,7 +39,7 @@ import sys
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 
-from process_guard import dumpable, undumpable  # noqa: E402
+from process_guard import dumpable, fence_signals, undumpable  # noqa: E402
 
 undumpable()
 
@@ -127,6 +127,11 @@ def _import_app(path: str):
 def serve_child(cmd: dict, event_fd: int, stop_fd: int) -> None:
     """In the forked child: keep only the events and stop pipes, import app.py, serve it until stopped."""
     os.setsid()
+    try:
+        fence_signals()  # before any of the app's code: it may signal only this process (process_guard.py)
+    except OSError as exc:  # the driver promised the fence (its notes say "fenced"): never serve without it
+        os.write(2, f"app host: cannot fence the app's signals: {exc}\n".encode())
+        os._exit(70)
     event_fd = fcntl.fcntl(event_fd, fcntl.F_DUPFD_CLOEXEC, 200)
     stop_fd = fcntl.fcntl(stop_fd, fcntl.F_DUPFD_CLOEXEC, 201)
     log = os.open(cmd["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

@@ -11,7 +11,11 @@ impossible rather than detected: the app runs in another process, and this one a
 the host are undumpable (process_guard.py), so the app cannot read their memory (the
 nonce), open their descriptors (the report pipe) or trace them. It can still signal
 them: a driver that is killed or stopped leaves the last progress note as evidence
-("importing", "serving"), and the host blames the submission.
+("importing", "serving"). Where the app's processes are fenced (process_guard.fence_signals,
+installed by the app host in every child before the app is imported; the notes say
+`"fenced": true`), they cannot signal the driver at all, so a driver killed by a signal was
+killed by the kernel or from outside the sandbox, and the host does not blame the
+submission for it (families/fastapi.py); unfenced, the host blames the submission.
 
 The app's process carries a witness (app_host.Witness) whose events (a call, the status
 sent, the end of the call) are compared with what the driver received: a response the
@@ -53,7 +57,7 @@ import sys
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 
-from process_guard import ancestors, state_of, sweep, undumpable  # noqa: E402
+from process_guard import ancestors, fence_supported, state_of, sweep, undumpable  # noqa: E402
 
 undumpable()  # before the nonce exists in this process, and before any app does
 
@@ -151,6 +155,7 @@ os.set_blocking(WAKE_W, False)
 sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != HERE]
 
 channel, request = open_channel()
+FENCED = fence_supported()  # every app child fences its signals (app_host.serve_child); the notes say so
 _started = _now()
 REQUEST_TIMEOUT = float(request.get("request_timeout", 10))
 DEADLINE = float(request.get("deadline", 60))
@@ -452,7 +457,7 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
         return True
     if n == 0:
         state["imported"], state["has_app"] = True, bool(got.get("has_app"))
-        channel.note({"stage": "serving", "imported": True})
+        channel.note({"stage": "serving", "imported": True, "fenced": FENCED})
         if not state["has_app"]:
             return False
 
@@ -535,7 +540,7 @@ def finish() -> None:
 
 
 def main() -> None:
-    channel.note({"stage": "importing"})
+    channel.note({"stage": "importing", "fenced": FENCED})
     try:
         for n, steps in enumerate(request.get("sessions", [])):
             out: dict = {"error": None, "responses": []}

@@ -8,8 +8,17 @@ traced or read by a process without CAP_SYS_PTRACE, which no container process h
 The flag survives fork and is reset by execve, so a trusted process sets it for itself
 and the children it forks stay covered until they exec or call dumpable().
 
-Signals are not covered: a process of the same uid can still stop or kill a trusted
-one. The graders treat that as what it is, the graded code ending its own grading.
+Signals are not covered by that: a process of the same uid can stop or kill a trusted
+one. Where the graded code runs in processes of its own (the fastapi app), those
+processes are fenced instead (fence_signals, a seccomp filter installed before the app is
+imported, inherited by everything it forks or execs): they may signal only the process
+that installed the fence, never the driver or any other process of the container, and
+cannot aim SIGIO/SIGURG at another process (F_SETOWN, FIOSETOWN). A grader process that
+dies of a signal while every process of the graded code is fenced was therefore killed by
+the kernel (the OOM killer: the cgroup's evidence, blame.py) or from outside the sandbox,
+never by the graded code (families/fastapi.py). Where the graded code shares the grader's
+process (pytest), the graders treat a signal as what it may be: the graded code ending its
+own grading.
 """
 
 from __future__ import annotations
@@ -100,3 +109,97 @@ def _reap() -> None:
             return
         if pid == 0:
             return
+
+
+# -- the signal fence -----------------------------------------------------------------------
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+_RET_ALLOW = 0x7FFF0000
+_RET_EPERM = 0x00050000 | 1
+_LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+_NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (the low word of an argument)
+F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 15, 0x8901, 0x8902
+# AUDIT_ARCH, then the syscalls that send a signal to a pid, pidfd_send_signal, fcntl, ioctl
+_ARCHES = {
+    "x86_64": (0xC000003E, (62, 200, 234, 129, 297), 424, 72, 16),
+    "aarch64": (0xC00000B7, (129, 130, 131, 138, 240), 424, 25, 29),
+}
+X32_BIT = 0x40000000  # x86_64's x32 syscalls: refused whole
+
+
+def fence_supported() -> bool:
+    """Whether fence_signals can be installed here (a known architecture; the kernel has seccomp)."""
+    return os.uname().machine in _ARCHES and _libc.prctl(21, 0, 0, 0, 0) >= 0  # PR_GET_SECCOMP
+
+
+def _fence_program(machine: str, own_pid: int) -> list[tuple[int, int, int, int]]:
+    arch, to_pid, pidfd, fcntl_nr, ioctl_nr = _ARCHES[machine]
+    prog: list[tuple] = [
+        (_LD_ABS, 0, 0, _ARCH),
+        (_JEQ, None, "deny", arch),
+        (_LD_ABS, 0, 0, _NR),
+    ]
+    if machine == "x86_64":
+        prog.append((_JGE, "deny", None, X32_BIT))
+    prog += [(_JEQ, "own", None, nr) for nr in to_pid]
+    prog += [
+        (_JEQ, "deny", None, pidfd),
+        (_JEQ, "fcntl", None, fcntl_nr),
+        (_JEQ, "ioctl", None, ioctl_nr),
+        (_RET, 0, 0, _RET_ALLOW),
+        "own",
+        (_LD_ABS, 0, 0, _ARG0),
+        (_JEQ, "allow", "deny", own_pid),
+        "fcntl",
+        (_LD_ABS, 0, 0, _ARG1),
+        (_JEQ, "deny", None, F_SETOWN),
+        (_JEQ, "deny", "allow", F_SETOWN_EX),
+        "ioctl",
+        (_LD_ABS, 0, 0, _ARG1),
+        (_JEQ, "deny", None, FIOSETOWN),
+        (_JEQ, "deny", "allow", SIOCSPGRP),
+        "allow",  # every jump goes forward: the verdicts come last
+        (_RET, 0, 0, _RET_ALLOW),
+        "deny",
+        (_RET, 0, 0, _RET_EPERM),
+    ]
+    labels, code = {}, []
+    for item in prog:
+        if isinstance(item, str):
+            labels[item] = len(code)
+        else:
+            code.append(item)
+
+    def rel(target, i: int) -> int:
+        return 0 if target in (0, None) else labels[target] - (i + 1)
+
+    return [(op, rel(jt, i), rel(jf, i), k) for i, (op, jt, jf, k) in enumerate(code)]
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def fence_signals() -> None:
+    """From now on this process, and everything it forks or execs, may send signals only to this process.
+
+    Raises OSError when the fence cannot be installed: the caller must then not run the
+    graded code (a grader that claims the fence must have it).
+    """
+    machine = os.uname().machine
+    if machine not in _ARCHES:
+        raise OSError(f"no signal fence for the {machine} architecture")
+    code = _fence_program(machine, os.getpid())
+    filters = (_SockFilter * len(code))(*[_SockFilter(*c) for c in code])
+    prog = _SockFprog(len(code), filters)
+    if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"prctl(PR_SET_NO_NEW_PRIVS) failed: {os.strerror(err)}")
+    if _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"prctl(PR_SET_SECCOMP) failed: {os.strerror(err)}")

@@ -6,6 +6,12 @@ points taken during a run (a grading run samples every `TRACE_PERIOD` seconds), 
 limit hit at the end of the run is judged by what happened just before it
 (`over_last`), not by the whole run: a run whose start was starved but which then slept
 in the submission's code is the submission's, and the reverse.
+
+A point also carries the memory and pids limits the sandbox had at that moment, and the
+backend that set them says when they differ from what it asked for (`changed_limits`):
+a limit lowered from outside (`docker update --memory`, `--pids-limit` by an operator or a
+tool on the host) makes the sandbox's own processes hit it, which then proves nothing
+against them (blame.py). A window is tainted by such a change when any of its points is.
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ class Usage:
     cgroup, the host's); `fork_failures` and `memory_failures` how often its pids limit
     refused a fork and its memory limit killed a process; `memory_limit_hits` how often
     its memory use reached the limit; `peak_pids` the most tasks it held at once, of
-    `pids_limit`.
+    `pids_limit`; `limits_changed` says how its limits differed from the ones its backend
+    set at some moment of the window (changed from outside), or None.
     """
 
     wall: float
@@ -41,6 +48,7 @@ class Usage:
     peak_pids: int | None = None
     pids_limit: int | None = None
     served: float | None = None
+    limits_changed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,23 @@ class UsagePoint:
     pids: int | None = None  # tasks now
     pids_max: int | None = None  # its pids limit
     served: float | None = None  # CPU-seconds of the host process serving its root filesystem (docker/fuse.py)
+    memory_max: int | None = None  # its memory limit in bytes
+    limits_changed: str | None = None  # how its limits differ from the ones its backend set (changed_limits)
+
+
+def changed_limits(point: UsagePoint, *, memory_bytes: int, pids: int) -> str | None:
+    """How the limits read at `point` differ from the `memory_bytes` and `pids` its backend set, or None.
+
+    A limit that could not be read is not a change: missing evidence is judged elsewhere.
+    """
+    changes = []
+    if point.memory_max is not None and point.memory_max != memory_bytes:
+        changes.append(f"memory {point.memory_max / 2**20:.0f} MiB instead of {memory_bytes / 2**20:.0f} MiB")
+    if point.pids_max is not None and point.pids_max != pids:
+        changes.append(f"pids {point.pids_max} instead of {pids}")
+    if not changes:
+        return None
+    return "its limits were changed from outside the sandbox (" + ", ".join(changes) + ")"
 
 
 def between(
@@ -83,7 +108,8 @@ def between(
     stall = delta(a.stall, b.stall)
     cpu = delta(a.cpu, b.cpu)
     served = delta(a.served, b.served)  # None unless both points read the same server
-    pids = [p.pids for p in (a, *middle, b) if p.pids is not None]
+    points = (a, *middle, b)
+    pids = [p.pids for p in points if p.pids is not None]
     return Usage(
         wall=wall,
         cpus=cpus,
@@ -95,6 +121,7 @@ def between(
         peak_pids=max(pids) if pids else None,
         pids_limit=b.pids_max,
         served=None if cpu is None else served,
+        limits_changed=next((p.limits_changed for p in points if p.limits_changed), None),
     )
 
 

@@ -93,7 +93,8 @@ async def _leave(request, call_next):
 )
 
 # Honest in a rollout; in a grading container (the grader's processes are there) it forges a
-# report on the driver's own descriptors and then kills the driver so that no real report follows.
+# report on the driver's own descriptors and then kills the driver so that no real report follows
+# (the kill is refused: the app's processes may signal only themselves).
 DETECT_GRADING_AND_KILL_THE_DRIVER = (
     REFERENCE.replace("app = FastAPI()", "app = FastAPI()\n_honest = True")
     + ORACLE
@@ -111,7 +112,7 @@ if _pids.get("http_driver.py"):  # graded: behave differently
 """
 )
 
-# Stops the driver: the host's limit runs out with the driver frozen.
+# Stops the driver, so that the host's limit would run out with the driver frozen (refused: the fence).
 STOP_THE_DRIVER = (
     BROKEN_APP
     + GRADER_PIDS
@@ -172,8 +173,8 @@ async def app(scope, receive, send):
 """
 )
 
-# The app that served the request kills the process host, so that no later session starts fresh
-# and a planted module stays in place for the next import.
+# The app kills the process host, so that no later session starts fresh and a planted module
+# stays in place for the next import (refused: the app may signal only itself).
 KILL_THE_APP_HOST = (
     REFERENCE
     + GRADER_PIDS
@@ -212,16 +213,17 @@ async def test_a_report_forged_with_a_nonce_hunted_in_gc_and_process_memory_is_i
     assert exiting_while_serving.metrics["module_imported"] == 1.0
 
 
-async def test_an_app_that_detects_grading_and_kills_the_driver_is_the_submissions_zero(backend, image):
+async def test_an_app_that_detects_grading_and_tries_to_kill_the_driver_is_refused_and_scores_zero(backend, image):
+    # its processes may signal only themselves (process_guard.fence_signals): the kill fails in app.py
     g = await grade_fastapi(backend, image, DETECT_GRADING_AND_KILL_THE_DRIVER)
     assert_zero(g)
-    assert "importing app.py ended it" in g.reason
+    assert "PermissionError" in g.reason
 
 
-async def test_an_app_that_stops_the_driver_is_the_submissions_zero_not_a_harness_fault(backend, image):
-    g = await grade_fastapi(backend, image, STOP_THE_DRIVER, timeout=90)
+async def test_an_app_that_tries_to_stop_the_driver_is_refused_and_scores_zero_not_a_harness_fault(backend, image):
+    g = await grade_fastapi(backend, image, STOP_THE_DRIVER)
     assert_zero(g)
-    assert "did not finish within the grading limit" in g.reason
+    assert "PermissionError" in g.reason
 
 
 async def test_a_handler_that_starves_itself_with_its_own_forks_is_the_submissions_zero(backend, image):
@@ -235,11 +237,11 @@ async def test_claims_written_on_the_witness_pipe_are_tampering(backend, image):
     assert_zero(g, tampered=True)
 
 
-async def test_killing_the_process_host_fails_later_sessions_only(backend, image):
+async def test_an_app_cannot_kill_the_process_host(backend, image):
     g = await grade_fastapi(backend, image, KILL_THE_APP_HOST)
     assert g.scoring_error is None and not g.tampered, g.reason
     assert g.score < 1.0
-    assert any("killed" in c["detail"] for c in g.checks if not c["passed"]), g.checks
+    assert all("Operation not permitted" in c["detail"] for c in g.checks if not c["passed"]), g.checks
 
 
 # Files planted where Python, pytest or the driver might load them: next to app.py, in the grader

@@ -11,6 +11,7 @@ container's processes, read on the host. Read per container, by container id:
 | tasks, and their limit | `pids.current`, `pids.max` | `pids/pids.current`, `pids/pids.max` |
 | OOM kills | `memory.events` oom_kill | `memory/memory.oom_control` oom_kill |
 | memory limit reached | `memory.events` max | `memory/memory.failcnt` |
+| memory limit | `memory.max` | `memory/memory.limit_in_bytes` |
 
 A container's directory is `docker/<id>` (cgroupfs driver) or `system.slice/docker-<id>.scope`
 (systemd driver) under each hierarchy. Where none is found (an engine on another host, a
@@ -114,14 +115,17 @@ def sample(paths: CgroupPaths) -> UsagePoint | None:
     pids_dir = paths.pids or u
     pids = _number(_read(pids_dir / "pids.current")) if pids_dir else None
     pids_max = _number(_read(pids_dir / "pids.max")) if pids_dir else None
-    ooms = hits = None
+    ooms = hits = memory_max = None
     if paths.memory:
         ooms = _field(_read(paths.memory / "memory.oom_control"), "oom_kill")
         hits = _number(_read(paths.memory / "memory.failcnt"))
+        memory_max = _number(_read(paths.memory / "memory.limit_in_bytes"))
     if u and (ooms is None or hits is None):
         events = _read(u / "memory.events")
         ooms = ooms if ooms is not None else _field(events, "oom_kill")
         hits = hits if hits is not None else _field(events, "max")
+    if u and memory_max is None:
+        memory_max = _number(_read(u / "memory.max"))
     if cpu_ns is None and forks is None and ooms is None:
         return None
     return UsagePoint(
@@ -133,4 +137,5 @@ def sample(paths: CgroupPaths) -> UsagePoint | None:
         memory_hits=hits,
         pids=pids,
         pids_max=pids_max,
+        memory_max=memory_max,
     )

@@ -23,7 +23,9 @@ stream first, which alone ends every agent, then removes the containers in paral
 A lost agent is diagnosed (diagnose.py) from the engine's events (events.py) and the
 container's cgroup (cgroup.py): `SandboxEndedFromInside` when the container's own
 processes did it, a plain `SandboxError` otherwise; a container paused or a supervisor
-stopped from outside (procs.py) is never the sandbox's.
+stopped from outside (procs.py), or one whose memory or pids limit is not the one this
+backend set (`usage.changed_limits`: lowered by `docker update` from outside), is never
+the sandbox's.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
 from sandbox_env.sandbox.runs import current_run_id, hold_run
 from sandbox_env.sandbox.types import Limits, SandboxError
-from sandbox_env.sandbox.usage import Usage, UsagePoint, between
+from sandbox_env.sandbox.usage import Usage, UsagePoint, between, changed_limits
 
 logger = logging.getLogger("websandbox.sandbox")
 
@@ -195,9 +197,12 @@ class DockerBackend(SandboxBackend):
         if rec.cgroup is None:
             rec.cgroup = cgroup.find(sandbox_id)
         point = cgroup.sample(rec.cgroup)
-        if point is None or rec.server is None:
-            return point
-        return replace(point, served=fuse.served_cpu(rec.server))
+        if point is None:
+            return None
+        if rec.server is not None:
+            point = replace(point, served=fuse.served_cpu(rec.server))
+        changed = changed_limits(point, memory_bytes=self.limits.memory_mb << 20, pids=self.limits.pids)
+        return replace(point, limits_changed=changed) if changed else point
 
     # -- blocking engine work, run in the thread pool --------------------------------------------
     def _start_ready(self, image: str, role: str, slot: Slot) -> str:
@@ -304,6 +309,7 @@ class DockerBackend(SandboxBackend):
 
     def _call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         rec = self._record(sandbox_id)
+        self._check_limits(sandbox_id, rec, "before")
         rec.busy += 1
         try:
             reply = rec.channel.call(request, timeout=timeout)
@@ -311,9 +317,24 @@ class DockerBackend(SandboxBackend):
             raise self._diagnose(sandbox_id, rec, exc) from exc
         finally:
             rec.busy -= 1
+        self._check_limits(sandbox_id, rec, "during")
         if "error" in reply:
             raise SandboxError(f"sandbox {short(sandbox_id)}: {reply['error']}")
         return reply
+
+    def _check_limits(self, sandbox_id: str, rec: _Record, when: str) -> None:
+        """Raise a harness fault when the sandbox's limits are not the ones this backend set (blame.py, rule 5).
+
+        Read before and after every call (a dozen small cgroup files): a limit lowered from
+        outside between turns or during a call makes the model's commands fail to start or
+        run out of memory, and nothing a call returns under it is the model's doing.
+        """
+        point = self.usage_point(sandbox_id)
+        if point is None:
+            return
+        rec.recent.append(point)
+        if point.limits_changed:
+            raise SandboxError(f"sandbox {short(sandbox_id)}: {point.limits_changed} {when} this call")
 
     def _diagnose(self, sandbox_id: str, rec: _Record, exc: ChannelError) -> SandboxError:
         def running() -> bool | None:

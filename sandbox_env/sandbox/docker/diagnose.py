@@ -18,6 +18,9 @@ Evidence, in order:
    the agent leaving on end of input, which follows from the host closing the stream
    after the failure: no evidence either way. Any other exit code is the agent failing
    by itself: the harness. A container that is gone with no record of how: the harness.
+   An ending that would be the sandbox's (out of memory, a signal from inside) is the
+   harness's when its memory or pids limit had been changed from outside (blame.py, rule 5:
+   `docker update --memory` lowered under correct code runs it out of memory).
 4. The agent fell silent in a container that still runs. A container paused from outside
    (`docker pause`), or a root process of it (docker-init, the agent) stopped by a signal or
    a tracer (procs.py): someone outside held it, which the sandboxed code cannot do, so the
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sandbox_env.blame import judge_silence
+from sandbox_env.blame import judge_silence, outside_change
 from sandbox_env.constants import short
 from sandbox_env.sandbox.docker.events import ContainerEvents, Ending
 from sandbox_env.sandbox.types import SandboxEndedFromInside, SandboxError, Usage
@@ -95,8 +98,12 @@ def diagnose(
         ending = events.wait_for_death(sandbox_id, DEATH_WAIT)
         if ending is None:
             return SandboxError(f"{who}: {error} (the container is gone and the engine kept no record of how it ended)")
+    usage = measure()
+    change = outside_change(usage)
     if ending is not None:
         inside, why = _ending_verdict(ending, agent_reachable)
+        if inside and change:
+            return SandboxError(f"{who}: {error} ({why}; but {change}, so that proves nothing against them)")
         if inside:
             return SandboxEndedFromInside(f"{who}: {error} ({why})", why)
         if inside is False:
@@ -104,7 +111,7 @@ def diagnose(
     hold = held()
     if hold:
         return SandboxError(f"{who}: {error} ({hold})")
-    verdict = judge_silence(measure())
+    verdict = judge_silence(usage)
     if verdict.submission:
         why = f"the agent could not answer because {verdict.why}"
         return SandboxEndedFromInside(f"{who}: {error} ({why})", why)
