@@ -47,6 +47,11 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_MAX_OUTPUT = 1 << 20
 WORKSPACE = "/workspace"
 SESSION_LINE_MAX = 8 << 20  # the session keeps its own replies under 4 MiB (session.py)
+# What the agent reads of junk on the session's reply pipe in one call before it gives up on
+# that session: the model's code can write there as fast as the agent parses, and the agent's
+# work on it must stay bounded (it shares the sandbox's CPU with the model's processes).
+SESSION_JUNK_MAX = 4 << 20
+SESSION_JUNK_LINES = 4096
 EXEC_REPLY_BUDGET = MAX_REPLY - (64 << 10)
 READ_BUDGET = (MAX_REPLY - (256 << 10)) * 3 // 4  # raw bytes of files per read reply (base64 grows by 4/3)
 IDENTITY = Identity()
@@ -368,20 +373,37 @@ class Session:
         self.stop()
         full_env = dict(os.environ)
         full_env.update(self.env)
-        self.proc = _spawn(
-            [sys.executable, "-u", "-s", str(HERE / "session.py")],
-            cwd=WORKSPACE,
-            env=full_env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.reader = LineReader(self.proc.stdout.fileno(), SESSION_LINE_MAX)
+        try:
+            self.proc = _spawn(
+                [sys.executable, "-u", "-s", str(HERE / "session.py")],
+                cwd=WORKSPACE,
+                env=full_env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError as exc:  # an unwritable /workspace, the pids limit used up: no process to start
+            self.proc = None
+            return {"error": f"the Python session could not start: {exc}"}
+        self.reader = LineReader(self.proc.stdout.fileno(), SESSION_LINE_MAX, SESSION_JUNK_MAX)
         reply, _ = self._call({"op": "init", "preamble": self.preamble}, CallLimit(60))
         if not isinstance(reply, dict):
             self.stop()  # the next call starts afresh
             return {"error": "the Python session did not start"}
         return {"output": _text(reply.get("output")), "ready": True}
+
+    def restart(self) -> str:
+        """Start the session again after model code ran; what the model must be told when that failed.
+
+        Whatever stops a restart now (an unwritable /workspace, every pid of the limit
+        held) is the sandboxed code's doing: it is said in the call's output, never
+        raised as an error of the agent, which the host would have to take for a harness
+        fault. The next call tries again.
+        """
+        started = self.start()
+        if "error" not in started:
+            return ""
+        return f"\n[{started['error']}; the next call tries again]"
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -405,6 +427,8 @@ class Session:
                 return self.TIMEOUT
             if line is LineReader.EOF:
                 return self.DEAD
+            if line is LineReader.FLOODED:
+                return self.LOST
             try:
                 msg = json.loads(line)
             except (ValueError, RecursionError):
@@ -412,7 +436,8 @@ class Session:
             if isinstance(msg, dict) and msg.get("id") == rid:
                 return msg
             self.reader.junk += len(line) + 1
-            if rid.encode() in line:
+            self.reader.junk_lines += 1
+            if rid.encode() in line or self.reader.junk > SESSION_JUNK_MAX or self.reader.junk_lines > SESSION_JUNK_LINES:
                 return self.LOST
 
     def _call(self, msg: dict, limit: CallLimit) -> tuple[dict | str, str]:
@@ -429,7 +454,7 @@ class Session:
             was_running = self.proc is not None
             started = self.start()
             if "error" in started:
-                return {"output": started["error"], "timed_out": False, "restarted": True}
+                return {"output": f"[{started['error']}; the next call tries again]", "timed_out": False, "restarted": True}
             if was_running:
                 notes.append("[the Python session had exited and was restarted: the namespace was lost]\n")
                 restarted = True
@@ -442,7 +467,7 @@ class Session:
             starved = limit.outcome == CallLimit.STARVED
             timed_out = not starved
             evidence = limit.report()
-            why = f"the sandbox was starved of CPU by the host ({evidence})" if starved else f"timed out after {timeout:g}s"
+            why = f"the call reached its wall-clock backstop first ({evidence})" if starved else f"timed out after {timeout:g}s"
             try:
                 os.kill(self.proc.pid, signal.SIGINT)
             except ProcessLookupError:
@@ -458,14 +483,14 @@ class Session:
                 if starved:  # the host ends the rollout: no restart on a starved machine to hold up the reply
                     self.stop()
                 else:
-                    self.start()
+                    reply["output"] += self.restart()
                 restarted = True
         if reply == self.DEAD:
             reply = {
                 "output": "[the Python session died during this cell (out of memory, or it exited): "
                 "it was restarted and the namespace was lost]"
             }
-            self.start()
+            reply["output"] += self.restart()
             restarted = True
         junk = self.reader.junk if self.reader is not None else 0
         if reply == self.LOST or junk:
@@ -476,7 +501,7 @@ class Session:
                 "(something wrote to the session's descriptors): the session was restarted and the "
                 "namespace was lost]\n"
             )
-            self.start()
+            notes.append(self.restart().lstrip("\n"))
             restarted = True
         out = {"output": "".join(notes) + _text(reply.get("output")), "timed_out": timed_out, "restarted": restarted}
         if starved:
@@ -510,7 +535,12 @@ def handle(req: dict) -> dict:
     if op == "py_start":
         return SESSION.start(req.get("preamble", ""), req.get("env") or {})
     if op in ("py_exec", "py_probe"):
-        return SESSION.run({**req, "op": "exec" if op == "py_exec" else "probe"})
+        try:
+            return SESSION.run({**req, "op": "exec" if op == "py_exec" else "probe"})
+        except OSError as exc:  # the sandboxed code left the session unusable: the model's, said to it
+            SESSION.stop()
+            output = f"[the Python session failed ({exc}): it was stopped and the namespace was lost]"
+            return {"output": output, "timed_out": False, "restarted": True}
     return {"error": f"unknown op {op!r}"}
 
 

@@ -184,13 +184,16 @@ class LineReader:
 
     EOF = object()
     TIMEOUT = object()
+    FLOODED = object()  # more than `junk_cap` bytes were junk: the reader gives up on this pipe
 
-    def __init__(self, fd: int, limit: int) -> None:
+    def __init__(self, fd: int, limit: int, junk_cap: int | None = None) -> None:
         self.fd = fd
         self.limit = limit
+        self.junk_cap = junk_cap
         self.buf = bytearray()
         self.scanned = 0  # bytes of buf known to hold no newline
         self.junk = 0  # bytes skipped or not parsed as a line the caller wanted
+        self.junk_lines = 0  # lines the caller did not want (it counts them)
         os.set_blocking(fd, False)
 
     def read(self, deadline):
@@ -211,6 +214,8 @@ class LineReader:
                     self.junk += len(self.buf)
                     self.buf.clear()
                     self.scanned = 0
+                if self.junk_cap is not None and self.junk > self.junk_cap:
+                    return self.FLOODED
                 remaining = time_left(deadline)
                 if remaining <= 0:
                     return self.TIMEOUT
