@@ -16,9 +16,11 @@ Every sandbox a backend holds counts against the host's container budget (budget
 
 Time limits: `exec`, `run_python` and `probe` count their `timeout` on the sandbox's
 active time, with a wall-clock backstop of CALL_BACKSTOP_FACTOR limits (the agent's
-CallLimit); a call that reaches the backstop before its limit raises `SandboxStarved`,
-a harness fault. `feed` (a grader program) counts the wall clock: grading judges its own
-runs (grading.py, blame.py).
+CallLimit); a call that reaches the backstop before its limit is judged by the host's
+evidence (`recent_usage`, `_settle_backstop`): the model's timeout when the sandbox's own
+processes used its CPU or waited on themselves, else `SandboxStarved`, a harness fault.
+`feed` (a grader program) counts the wall clock: grading judges its own runs (grading.py,
+blame.py).
 
 Evidence: `usage_point` reads what a sandbox has consumed so far (CPU time, CPU pressure,
 limit events; sandbox/usage.py, judged by blame.py); a backend that cannot measure returns
@@ -44,7 +46,8 @@ from sandbox_env.constants import (
 )
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.types import ExecResult, Limits, PyResult, SandboxStarved
-from sandbox_env.sandbox.usage import UsagePoint
+from sandbox_env.sandbox.usage import Usage, UsagePoint
+from sandbox_env.sandbox.verdicts import LIMIT_WINDOW, judge_time_limit
 
 
 def _limited(request: dict[str, Any], backstop: float | None) -> tuple[dict[str, Any], float]:
@@ -57,18 +60,38 @@ def _limited(request: dict[str, Any], backstop: float | None) -> tuple[dict[str,
     return {**request, "backstop": backstop}, backstop + CALL_SLACK
 
 
-def _check_starved(sandbox_id: str, reply: dict[str, Any]) -> dict[str, Any]:
-    """The reply, unless the agent ended the call because the host starved the sandbox."""
+def _settle_backstop(sandbox_id: str, reply: dict[str, Any], usage: Callable[[], Usage | None]) -> dict[str, Any]:
+    """The reply of a call the agent ended at its wall-clock backstop, judged by the host's own evidence.
+
+    The agent's clock (runtime/agent.py, CallLimit) runs inside the sandbox, where the
+    sandboxed code can make it read "starved": threads pinned to every CPU at nice 19,
+    junk for the agent to parse on a pipe the code can write. So the host confirms the
+    verdict with what it measured of the sandbox itself (`usage()`, over the last
+    LIMIT_WINDOW seconds; blame.py, rule 2): when the sandbox's own processes used its
+    CPU, hit its limits or waited on themselves, the call is the model's timeout (the
+    reply says so, as for any timed-out call); only when the host's evidence shows the
+    sandbox held back, or cannot be had, is it `SandboxStarved`, a harness fault.
+    """
     evidence = reply.get("starved")
-    if isinstance(evidence, dict):
-        raise SandboxStarved(
-            f"sandbox {short(sandbox_id)} was starved of CPU: in {evidence.get('wall')} s of wall clock its processes "
-            f"were active {evidence.get('active')} s (CPU {evidence.get('cpu')} s) of the call's {evidence.get('limit')} s "
-            "limit, so the call was ended by its wall-clock backstop. The host is overloaded: lower the concurrency "
-            "(-c, max_sandboxes) or give the containers more CPU.",
-            evidence,
-        )
-    return reply
+    if not isinstance(evidence, dict):
+        return reply
+    verdict = judge_time_limit(usage())
+    if verdict.submission:
+        settled = {k: v for k, v in reply.items() if k != "starved"}
+        settled["timed_out"] = True
+        note = f"[the call was ended at its wall-clock backstop and counts as its timeout: {verdict.why}]"
+        if "output" in settled:
+            settled["output"] = f"{settled['output']}\n{note}"
+        else:
+            settled["stderr"] = f"{settled.get('stderr', '')}\n{note}".lstrip("\n")
+        return settled
+    raise SandboxStarved(
+        f"sandbox {short(sandbox_id)} was starved of CPU: in {evidence.get('wall')} s of wall clock its processes "
+        f"were active {evidence.get('active')} s (CPU {evidence.get('cpu')} s) of the call's {evidence.get('limit')} s "
+        f"limit, so the call was ended by its wall-clock backstop ({verdict.why}). The host is overloaded: lower the "
+        "concurrency (-c, max_sandboxes) or give the containers more CPU.",
+        evidence,
+    )
 
 
 def _exec_result(reply: dict[str, Any]) -> ExecResult:
@@ -107,6 +130,17 @@ class SandboxBackend(ABC):
     def usage_point(self, sandbox_id: str) -> UsagePoint | None:
         """What the sandbox has consumed so far, read without blocking (None: this backend cannot measure)."""
         return None
+
+    def recent_usage(self, sandbox_id: str, seconds: float) -> Usage | None:
+        """What the sandbox used over about its last `seconds`, as the backend sampled it (None: cannot tell).
+
+        It judges a call that the agent ended at its wall-clock backstop (`_settle_backstop`):
+        a backend that cannot tell leaves such a call a harness fault.
+        """
+        return None
+
+    def _settled(self, sandbox_id: str, reply: dict[str, Any]) -> dict[str, Any]:
+        return _settle_backstop(sandbox_id, reply, lambda: self.recent_usage(sandbox_id, LIMIT_WINDOW))
 
     # -- pools and the lifecycle ------------------------------------------------------------
     def warm_pool(
@@ -184,7 +218,7 @@ class SandboxBackend(ABC):
         if max_output:
             req["max_output"] = max_output
         req, wait = _limited(req, backstop)
-        return _exec_result(_check_starved(sandbox_id, await self.call(sandbox_id, req, timeout=wait)))
+        return _exec_result(self._settled(sandbox_id, await self.call(sandbox_id, req, timeout=wait)))
 
     async def spawn(self, sandbox_id: str, argv: list[str], cwd: str | None = None) -> int:
         """Start a program that waits for its stdin; finish it later with feed()."""
@@ -257,13 +291,13 @@ class Sandbox:
     async def run_python(self, code: str, timeout: float = 30, backstop: float | None = None) -> PyResult:
         """Run a cell, interrupted at `timeout` of active time; raises SandboxStarved when the backstop passes first."""
         request, wait = _limited({"op": "py_exec", "code": code, "timeout": timeout}, backstop)
-        reply = _check_starved(self.id, await self.backend.call(self.id, request, wait))
+        reply = self.backend._settled(self.id, await self.backend.call(self.id, request, wait))
         return PyResult(reply.get("output", ""), reply.get("timed_out", False), reply.get("restarted", False))
 
     async def probe(self, name: str, timeout: float = 30) -> Any:
         """A session variable as tagged JSON (see docs/architecture.md); raises RuntimeError when unreadable."""
         request, wait = _limited({"op": "py_probe", "name": name, "timeout": timeout}, None)
-        reply = _check_starved(self.id, await self.backend.call(self.id, request, wait))
+        reply = self.backend._settled(self.id, await self.backend.call(self.id, request, wait))
         if "value" not in reply:
             raise RuntimeError(f"probe of {name!r} failed: {reply.get('output', reply)}")
         return reply["value"]

@@ -204,6 +204,13 @@ class DockerBackend(SandboxBackend):
         changed = changed_limits(point, memory_bytes=self.limits.memory_mb << 20, pids=self.limits.pids)
         return replace(point, limits_changed=changed) if changed else point
 
+    def recent_usage(self, sandbox_id: str, seconds: float) -> Usage | None:
+        """Over the points sampled while its calls ran (`_sample_busy`, every SAMPLE_PERIOD) and one taken now."""
+        rec = self._records.get(sandbox_id)
+        if rec is None:
+            return None
+        return _window([*rec.recent, self.usage_point(sandbox_id)], seconds, self.limits.cpus)
+
     # -- blocking engine work, run in the thread pool --------------------------------------------
     def _start_ready(self, image: str, role: str, slot: Slot) -> str:
         """Create, attach, start and ping one container; on any failure nothing is left and the slot is free."""
@@ -356,16 +363,8 @@ class DockerBackend(SandboxBackend):
                 return "its container was paused from outside (docker pause), which code in the sandbox cannot do"
             return stopped_supervisor(state.get("Pid"))
 
-        def measure() -> Usage | None:
-            points = list(rec.recent)
-            now = self.usage_point(sandbox_id)  # None once the container is gone
-            if now is not None:
-                points.append(now)
-            if len(points) < 2:
-                return None
-            end = points[-1]
-            start = next((p for p in reversed(points[:-1]) if p.at <= end.at - EVIDENCE_WINDOW), points[0])
-            return between(start, end, self.limits.cpus, cumulative_limits=True)
+        def measure() -> Usage | None:  # the point taken now is None once the container is gone
+            return _window([*rec.recent, self.usage_point(sandbox_id)], EVIDENCE_WINDOW, self.limits.cpus, cumulative=True)
 
         text = str(exc)
         closed = "closed" in text or "broke" in text
@@ -404,3 +403,14 @@ class DockerBackend(SandboxBackend):
             self._delete(sandbox_id)
         except Exception as exc:  # noqa: BLE001 - teardown, the reaper and gc remove what this misses
             logger.warning("could not remove sandbox %s: %s", short(sandbox_id), exc)
+
+
+def _window(points: list[UsagePoint | None], seconds: float, cpus: float, cumulative: bool = False) -> Usage | None:
+    """Usage from the latest point at least `seconds` before the last one (or the oldest) to the last."""
+    points = [p for p in points if p is not None]
+    if len(points) < 2:
+        return None
+    end = points[-1]
+    i = next((i for i in range(len(points) - 2, -1, -1) if points[i].at <= end.at - seconds), 0)
+    middle = () if cumulative else points[i + 1 : -1]  # a lost agent is judged by its two ends, as it always was
+    return between(points[i], end, cpus, cumulative_limits=cumulative, middle=middle)

@@ -34,10 +34,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sandbox_env.blame import judge_silence, outside_change
 from sandbox_env.constants import short
 from sandbox_env.sandbox.docker.events import ContainerEvents, Ending
 from sandbox_env.sandbox.types import SandboxEndedFromInside, SandboxError, Usage
+from sandbox_env.sandbox.verdicts import judge_silence, outside_change
 
 DEATH_WAIT = 3.0  # seconds to wait for the engine's `die` event after the stream closed
 SIGNAL_NAMES = {9: "SIGKILL", 15: "SIGTERM", 6: "SIGABRT", 11: "SIGSEGV"}

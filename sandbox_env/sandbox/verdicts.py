@@ -1,0 +1,121 @@
+"""The judgements of the blame rule (sandbox_env/blame.py) over a sandbox's measured usage.
+
+They live beside the usage evidence, in the sandbox package, so that a backend and the
+sandbox interface can apply the rule themselves (a lost agent, a tool call that reached
+its wall-clock backstop) without importing upward; blame.py states the rule and
+re-exports them for everything above.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sandbox_env.sandbox.usage import Usage
+
+BUSY_SHARE = 0.5  # of cpus x wall: a sandbox that used this much was running, not starved
+STARVED_SHARE = 0.25  # share of the window in which a runnable task of the sandbox waited for a CPU
+LIMIT_WINDOW = 10.0  # a limit that was hit is judged by at most its last this many seconds
+SWARM_SHARE = 0.25  # of the pids limit held at once: the sandbox's processes multiplied
+SELF_WAIT_MARGIN = 0.1  # share of the window by which waiting must exceed the sandbox's own CPU use to be starvation
+
+
+@dataclass(frozen=True)
+class Verdict:
+    submission: bool  # True: the evidence shows the sandbox's own processes caused it
+    why: str
+
+
+def outside_change(u: Usage | None) -> str | None:
+    """How the sandbox's limits were changed from outside during the window (rule 5), or None."""
+    return None if u is None else u.limits_changed
+
+
+def limits_hit(u: Usage | None) -> str | None:
+    """What the sandbox's own processes did against its limits, or None: evidence whatever the load.
+
+    The harness's programs stay far below every limit, so a sandbox that reached its pids
+    or memory limit, or held a quarter of its pids limit in tasks at once, was pushed there
+    by the code under test (or the model's own commands). Not so against a limit that was
+    changed from outside (rule 5): then nothing here is evidence.
+    """
+    if u is None or outside_change(u):
+        return None
+    if u.fork_failures:
+        return f"its processes hit the sandbox's process limit ({u.fork_failures} forks refused)"
+    if u.memory_failures:
+        return f"its processes ran the sandbox out of memory ({u.memory_failures} killed by the OOM killer)"
+    if u.memory_limit_hits:
+        return f"its processes filled the sandbox's memory to its limit ({u.memory_limit_hits} times)"
+    if u.peak_pids is not None and u.pids_limit and u.peak_pids >= SWARM_SHARE * u.pids_limit:
+        return f"its processes multiplied to {u.peak_pids} tasks (the sandbox allows {u.pids_limit})"
+    return None
+
+
+def _self_inflicted(u: Usage) -> str | None:
+    own = limits_hit(u)
+    if own:
+        return own
+    if u.cpu is not None and u.wall > 0 and u.cpu >= BUSY_SHARE * u.cpus * u.wall:
+        return f"its processes used {u.cpu:.1f} s of CPU in {u.wall:.1f} s{_served(u)} (limit {u.cpus:g} CPU)"
+    return None
+
+
+def _served(u: Usage) -> str:
+    """What of its CPU the host process serving its root filesystem spent, when that counted."""
+    if not u.served or u.served < 0.05:
+        return ""
+    return f" ({u.served:.1f} s of it in the host process serving its file reads)"
+
+
+def judge_time_limit(usage: Usage | None) -> Verdict:
+    """Whose fault is a wall-clock backstop that was hit (rule 2)."""
+    if usage is None or usage.cpu is None:
+        return Verdict(False, "the sandbox's CPU use could not be measured, so a time limit proves nothing")
+    if changed := outside_change(usage):
+        return Verdict(False, changed)
+    own = _self_inflicted(usage)
+    if own:
+        return Verdict(True, own)
+    if usage.cpu_pressure is None:
+        return Verdict(
+            False,
+            f"its processes used only {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s "
+            "and whether they waited for a CPU could not be measured",
+        )
+    used = usage.cpu / (usage.cpus * usage.wall) if usage.wall > 0 and usage.cpus > 0 else 0.0
+    if usage.cpu_pressure >= STARVED_SHARE and usage.cpu_pressure - used >= SELF_WAIT_MARGIN:
+        return Verdict(
+            False,
+            f"starved: its processes got {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s{_served(usage)} and "
+            f"waited for a CPU {usage.cpu_pressure:.0%} of the time",
+        )
+    if usage.cpu_pressure >= STARVED_SHARE:
+        return Verdict(
+            True,
+            f"its processes kept each other waiting: they waited for a CPU {usage.cpu_pressure:.0%} of the time "
+            f"while using {used:.0%} of their CPU ({usage.cpu:.1f} s in {usage.wall:.1f} s), "
+            "no more than their own bursts cause",
+        )
+    return Verdict(
+        True,
+        f"its processes waited on themselves: {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s, "
+        f"waiting for a CPU only {usage.cpu_pressure:.0%} of the time",
+    )
+
+
+def judge_silence(usage: Usage | None) -> Verdict:
+    """Whose fault is an agent that stopped answering in a running sandbox (rule 3).
+
+    Unlike a time limit, an idle sandbox does not make silence the sandbox's: the agent
+    itself should have answered, so only a busy or limit-bound sandbox is blamed.
+    """
+    if usage is None:
+        return Verdict(False, "the sandbox's resource use could not be measured")
+    if changed := outside_change(usage):
+        return Verdict(False, changed)
+    own = _self_inflicted(usage)
+    if own:
+        return Verdict(True, own)
+    load = "" if usage.cpu_pressure is None else f"; it waited for a CPU {usage.cpu_pressure:.0%} of the time"
+    cpu = "unknown" if usage.cpu is None else f"{usage.cpu:.1f} s"
+    return Verdict(False, f"the sandbox was not busy (CPU {cpu} in {usage.wall:.1f} s{load})")
