@@ -10,11 +10,24 @@ title, spec, columns, order, universe), reference.py (one execute_code cell that
 leaves `result`), expected.json (the reference's rows, frozen by
 `python -m sandbox_env.verify.orm --freeze`), and optional wrong_*.py variants
 that must score 0.0 (verification controls).
+
+Fixture variants (no answer key to replay). The image holds the hand-written fixture
+(variant 0) and drawn variants of it (runtime/orm_fixture/variants.py: more books, sales
+and reviews, from fixed seeds). `--freeze` also writes fixture_variants.json: the reference's
+rows on every variant that verification admits for the task (the reference's rows agree
+on two builds of the variant, and every wrong answer is still wrong there). Each rollout
+works on one admitted variant, drawn on the host from its sandbox id with a key of this
+process (`fixture_variant_for`): the model cannot choose it, and a `result` replayed from an
+earlier grading, or learnt by heart over epochs, matches only when the draw lands on the
+same rows. The final state records the variant; grading compares with its rows.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +39,21 @@ from sandbox_env.grading import Grader
 from sandbox_env.sandbox import Sandbox, SandboxError
 
 IMAGE_DB = ORM_IMAGE_DB
+_VARIANT_KEY = secrets.token_bytes(32)  # this process's: variants are drawn where the model cannot see the draw
+
+
+def image_db(variant: int) -> str:
+    """The image's fixture database of `variant` (runtime/prepare_image.py); 0 is the hand-written one."""
+    return IMAGE_DB if variant == 0 else IMAGE_DB.replace(".sqlite3", f"-v{variant}.sqlite3")
+
+
+def fixture_variant_for(sandbox_id: str, task: TaskRow) -> int:
+    """The fixture variant a rollout in `sandbox_id` works on: one the task admits, keyed by this process."""
+    admitted = sorted(int(k) for k in task.grading.get("fixture_variants") or {"0": None})
+    digest = hmac.new(_VARIANT_KEY, f"{task.task_id}\0{sandbox_id}".encode(), hashlib.sha256).digest()
+    return admitted[int.from_bytes(digest[:8], "big") % len(admitted)]
+
+
 SESSION_DB = "/tmp/orm.sqlite3"  # each session's private copy
 SESSION_ENV = {"DJANGO_SETTINGS_MODULE": "orm_fixture.settings", "ORM_FIXTURE_DB": SESSION_DB}
 MODELS = ("Publisher", "Author", "Genre", "Book", "Store", "Sale", "Review")
@@ -73,12 +101,13 @@ FUNCTION_NAMES = (
 )
 
 
-def session_preamble(copy_image_db: bool = True) -> str:
-    """The session's first cell: a fresh copy of the database, Django set up, the usual names imported.
+def session_preamble(copy_image_db: bool = True, variant: int = 0) -> str:
+    """The session's first cell: a fresh copy of the database (of `variant`), Django set up, the usual names imported.
 
     It runs again whenever the session restarts, so a restart also restores the data.
     """
-    copy = f"import shutil as _sh; _sh.copyfile({IMAGE_DB!r}, {SESSION_DB!r}); del _sh\n" if copy_image_db else ""
+    source = image_db(variant)
+    copy = f"import shutil as _sh; _sh.copyfile({source!r}, {SESSION_DB!r}); del _sh\n" if copy_image_db else ""
     return (
         f"import sys as _sys; _sys.path.append({RUNTIME!r}); del _sys\n" + copy + "import django; django.setup()\n"
         "from datetime import date\n"
@@ -161,9 +190,18 @@ def load_expected(folder: Path) -> list[list[Any]]:
     return json.loads((folder / "expected.json").read_text())["rows"]
 
 
-async def start_session(sb: Sandbox, copy_image_db: bool) -> None:
+def load_fixture_variants(folder: Path) -> dict[str, list[list[Any]]]:
+    """The expected rows per admitted fixture variant: variant 0 from expected.json, the rest from fixture_variants.json."""
+    path = folder / "fixture_variants.json"
+    drawn = json.loads(path.read_text())["variants"] if path.is_file() else {}
+    if "0" in drawn or not all(k.isdigit() for k in drawn):
+        raise ValueError(f"{path}: variants must be keyed by drawn variant numbers (1 and up)")
+    return {"0": load_expected(folder), **drawn}
+
+
+async def start_session(sb: Sandbox, copy_image_db: bool, variant: int = 0) -> None:
     """Start the ORM session: Django over a private copy of the fixture (or a database already in place)."""
-    out = await sb.start_python(preamble=session_preamble(copy_image_db), env=SESSION_ENV)
+    out = await sb.start_python(preamble=session_preamble(copy_image_db, variant), env=SESSION_ENV)
     if out.strip():  # the preamble prints nothing when it works
         raise RuntimeError(f"the ORM session did not start: {out.strip()[-600:]}")
 
@@ -173,10 +211,11 @@ class OrmFamily:
 
     def compile_task(self, folder: Path) -> TaskRow:
         meta = read_orm_task(folder)
-        expected = load_expected(folder)
+        variants = load_fixture_variants(folder)
+        expected = variants["0"]
         width = len(meta["columns"])
-        if any(len(row) != width for row in expected):
-            raise ValueError(f"{folder}/expected.json: every row must have {width} values, as columns says")
+        if any(len(row) != width for rows in variants.values() for row in rows):
+            raise ValueError(f"{folder}: every expected row must have {width} values, as columns says")
         return TaskRow(
             task_id=meta["id"],
             family=self.name,
@@ -185,27 +224,39 @@ class OrmFamily:
             prompt=build_prompt(meta),
             files={},
             collect=["result"],
-            grading={"expected": expected, "rel_tol": REL_TOL, "abs_tol": ABS_TOL, "universe": meta["universe"]},
+            grading={
+                "expected": expected,
+                "fixture_variants": variants,
+                "rel_tol": REL_TOL,
+                "abs_tol": ABS_TOL,
+                "universe": meta["universe"],
+            },
         )
 
     async def setup(self, sb: Sandbox, task: TaskRow) -> None:
-        await start_session(sb, copy_image_db=True)
+        await start_session(sb, copy_image_db=True, variant=fixture_variant_for(sb.id, task))
 
     async def collect(self, sb: Sandbox, task: TaskRow) -> dict[str, Any]:
+        variant = fixture_variant_for(sb.id, task)  # the host's draw, as setup made it: nothing the model wrote
         try:
-            return {"result": await sb.probe("result")}
+            return {"result": await sb.probe("result"), "fixture_variant": variant}
         except SandboxError:
             raise  # the container or its agent is gone: a harness fault, not an answer
         except RuntimeError as exc:  # the session could not encode `result` (e.g. far too large)
-            return {"result": {"unreadable": str(exc)[:REASON_CHARS]}}
+            return {"result": {"unreadable": str(exc)[:REASON_CHARS]}, "fixture_variant": variant}
 
     async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader | None) -> Grade:
-        """Compare on the host; no container is started (grader is not used)."""
+        """Compare on the host with the rows of the rollout's fixture variant; no container is started."""
         if "result" not in final:
             return Grade.harness_fault("the final state holds no `result` probe")
-        outcome = compare(final["result"], task.grading["expected"])
+        variants = task.grading.get("fixture_variants") or {"0": task.grading["expected"]}
+        expected = variants.get(str(final.get("fixture_variant", 0)))
+        if expected is None:
+            variant = final.get("fixture_variant")
+            return Grade.harness_fault(f"the final state names fixture variant {variant!r}, which the task lacks")
+        outcome = compare(final["result"], expected)
         passed = sum(c["passed"] for c in outcome.checks)
-        if (evidence := row_evidence(final["result"], task.grading["expected"])) is not None:
+        if (evidence := row_evidence(final["result"], expected)) is not None:
             outcome.checks[-1]["rows"] = evidence  # rows_in_order: what the viewer shows side by side
         return Grade(
             score=1.0 if outcome.passed else 0.0,

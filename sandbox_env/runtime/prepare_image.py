@@ -1,7 +1,8 @@
 """Runs once at image build time, as root: prepares data that every container shares.
 
-Builds the orm fixture database at /opt/websandbox/orm.sqlite3, readable by all and
-writable by none but root; each rollout's session works on its own copy in /tmp.
+Builds the orm fixture database at /opt/websandbox/orm.sqlite3 and its drawn variants at
+/opt/websandbox/orm-vK.sqlite3 (orm_fixture/variants.py), readable by all and writable by
+none but root; each rollout's session works on its own copy of one of them in /tmp.
 """
 
 import os
@@ -12,12 +13,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 ORM_DB = "/opt/websandbox/orm.sqlite3"
 
 
+def variant_db(variant: int) -> str:
+    """Where the image keeps the fixture of `variant` (orm_fixture/variants.py); 0 is the hand-written one."""
+    return ORM_DB if variant == 0 else ORM_DB.replace(".sqlite3", f"-v{variant}.sqlite3")
+
+
 def main() -> None:
     from orm_fixture.build import build_database, digest
+    from orm_fixture.variants import VARIANTS
 
-    build_database(ORM_DB)
-    os.chmod(ORM_DB, 0o644)
-    print(f"orm fixture: {ORM_DB} sha256 {digest(ORM_DB)}")
+    for variant in range(VARIANTS):
+        path = variant_db(variant)
+        build_database(path, variant)
+        os.chmod(path, 0o644)
+        print(f"orm fixture variant {variant}: {path} sha256 {digest(path)}")
 
 
 if __name__ == "__main__":

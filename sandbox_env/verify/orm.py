@@ -5,6 +5,17 @@ the image's, the result deterministic and exact through JSON, and equal to the f
 expected.json); then the reference, the empty and missing answers and every wrong_*.py
 variant go through the real rollout and grading path.
 
+Fixture variants (runtime/orm_fixture/variants.py): a drawn variant is admitted for a
+task only when the reference's rows agree on two builds of it whose drawn rows are
+inserted in opposite orders (no tie the spec leaves open decides them), are exact
+through JSON and non-trivial, and every wrong_*.py answer gives other rows. `--freeze`
+writes the admitted variants' rows to fixture_variants.json; verification replays the reference
+and the wrong answers over every admitted variant (one container per variant and build,
+every task in it) and fails a task whose frozen rows no longer come out. Nothing is
+declared by hand: a variant that fails a check is left out of the task, and a variant
+whose rows equal variant 0's, or an admitted variant's, is left out too (it would not change
+the answer key).
+
     python -m sandbox_env.verify.orm --freeze [--root DIR] [TASK_ID ...]
 """
 
@@ -13,14 +24,16 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME, TASKS_DIR
 from sandbox_env.families.base import TaskRow
-from sandbox_env.families.orm import CATEGORIES, IMAGE_DB, SESSION_DB, SESSION_ENV, read_orm_task, start_session
+from sandbox_env.families.orm import CATEGORIES, SESSION_DB, SESSION_ENV, image_db, read_orm_task, start_session
 from sandbox_env.families.orm_compare import decode_result
+from sandbox_env.runtime.orm_fixture.variants import VARIANTS
 from sandbox_env.sandbox import SandboxBackend
 from sandbox_env.verify.base import Control, VerifyContext
 from sandbox_env.verify.scripted import scripted_rollout
@@ -33,6 +46,17 @@ def _exact(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+async def _rebuild(sb, variant: int = 0, reverse: bool = False) -> tuple[str, str]:
+    """Build the fixture of `variant` from scratch as the session's database; its digest and the image's copy's."""
+    env = {**SESSION_ENV, "PYTHONPATH": CONTAINER_RUNTIME}
+    argv = [CONTAINER_PYTHON, "-m", "orm_fixture.build", SESSION_DB, "--variant", str(variant)]
+    built = await sb.exec(argv + (["--reversed"] if reverse else []), env=env, timeout=60)
+    if built.exit_code != 0:
+        raise RuntimeError(f"rebuilding the fixture failed: {built.stderr[-600:]}")
+    image_digest = await sb.exec([CONTAINER_PYTHON, "-m", "orm_fixture.build", "--digest", image_db(variant)], env=env)
+    return built.stdout.strip(), image_digest.stdout.strip()
+
+
 async def rebuilt_run(backend: SandboxBackend, image: str, calls: list[dict[str, Any]], universe: str) -> dict[str, Any]:
     """Play calls in a fresh sandbox over a database rebuilt from scratch (not the image's copy).
 
@@ -40,11 +64,7 @@ async def rebuilt_run(backend: SandboxBackend, image: str, calls: list[dict[str,
     and the digests of the rebuilt and the image database.
     """
     async with backend.sandbox(image) as sb:
-        env = {**SESSION_ENV, "PYTHONPATH": CONTAINER_RUNTIME}
-        built = await sb.exec([CONTAINER_PYTHON, "-m", "orm_fixture.build", SESSION_DB], env=env, timeout=60)
-        if built.exit_code != 0:
-            raise RuntimeError(f"rebuilding the fixture failed: {built.stderr[-600:]}")
-        image_digest = await sb.exec([CONTAINER_PYTHON, "-m", "orm_fixture.build", "--digest", IMAGE_DB], env=env)
+        digest, image_digest = await _rebuild(sb)
         await start_session(sb, copy_image_db=False)
         cells = [await sb.run_python(c["args"]["code"], timeout=REFERENCE_TIMEOUT) for c in calls]
         tagged = await sb.probe("result")
@@ -54,12 +74,149 @@ async def rebuilt_run(backend: SandboxBackend, image: str, calls: list[dict[str,
         "result": tagged,
         "cells": cells,
         "universe_rows": count,
-        "digest": built.stdout.strip(),
-        "image_digest": image_digest.stdout.strip(),
+        "digest": digest,
+        "image_digest": image_digest,
     }
 
 
+async def variant_rows(
+    backend: SandboxBackend, image: str, variant: int, reverse: bool, cells: dict[str, str], universes: dict[str, str]
+) -> dict[str, Any]:
+    """Run every cell (key -> code) over one rebuilt variant, all in one session of one sandbox.
+
+    Each cell starts from the namespace the preamble left (sensitivity.py's reset, as the
+    mutant session does), so one session serves hundreds of cells. Returns {"digest",
+    "image_digest", "rows": {key: tagged result}, "failed": {key: output},
+    "universe_rows": {model: count}}.
+    """
+    from sandbox_env.verify.sensitivity import BASE_CELL, RESET_CELL
+
+    out: dict[str, Any] = {"rows": {}, "failed": {}, "universe_rows": {}}
+    async with backend.sandbox(image) as sb:
+        out["digest"], out["image_digest"] = await _rebuild(sb, variant, reverse)
+
+        async def fresh() -> None:
+            await start_session(sb, copy_image_db=False)
+            await sb.run_python(BASE_CELL)
+
+        await fresh()
+        for key, code in cells.items():
+            reset = await sb.run_python(RESET_CELL)
+            if reset.restarted or reset.timed_out or reset.output.strip():
+                await fresh()
+            ran = await sb.run_python(code, timeout=REFERENCE_TIMEOUT)
+            if ran.timed_out or ran.restarted or "Traceback (most recent call last)" in ran.output:
+                out["failed"][key] = ran.output.strip()[-400:] or "timed out / restarted"
+                await fresh()
+                continue
+            out["rows"][key] = await sb.probe("result")
+        for model in sorted(set(universes.values())):
+            await sb.run_python(f"__orm_universe_rows = {model}.objects.count()")
+            out["universe_rows"][model] = await sb.probe("__orm_universe_rows")
+    return out
+
+
+def admit_variant(
+    task_id: str, universe: str, wrongs: list[str], a: dict[str, Any], b: dict[str, Any], base: Any
+) -> tuple[Any, str]:
+    """The rows a task gets on a variant from its two builds (a, b), or None and why the variant is left out."""
+    if a["digest"] != a["image_digest"] or not a["digest"]:
+        return None, f"the rebuilt variant is not the image's ({a['digest'][:12]} vs {a['image_digest'][:12]})"
+    key = f"{task_id}/reference"
+    if key in a["failed"] or key in b["failed"]:
+        return None, f"the reference failed: {(a['failed'].get(key) or b['failed'].get(key))}"
+    if _exact(a["rows"][key]) != _exact(b["rows"][key]):
+        return None, "the rows depend on the order the drawn rows were inserted in (a tie the spec leaves open)"
+    rows, why = decode_result(a["rows"][key])
+    if not rows:
+        return None, why or "no rows"
+    if not len(rows) < (a["universe_rows"].get(universe) or 0):
+        return None, f"every row of {universe}"
+    plain = [list(r) for r in rows]
+    if json.loads(json.dumps(plain)) != plain:
+        return None, "not exact through JSON"
+    if _exact(plain) == _exact(base):
+        return None, "the same rows as the hand-written fixture"
+    for wrong in wrongs:
+        got = a["rows"].get(f"{task_id}/{wrong}")
+        if got is not None and _exact(got) == _exact(a["rows"][key]):
+            return None, f"{wrong} gives the reference's rows"
+    return plain, "admitted"
+
+
+def _mutant_cells(folder: Path, task_id: str) -> dict[str, str]:
+    """The reference's mutants as cells (those declared equivalent on the hand-written fixture left out)."""
+    from sandbox_env.verify.sensitivity import declared_equivalents, orm_mutants
+
+    skip = declared_equivalents(folder)
+    return {f"{task_id}/mutant:{m.name}": m.source for m in orm_mutants(folder) if m.name not in skip}
+
+
+async def fixture_variant_table(
+    backend: SandboxBackend, image: str, folders: list[Path], concurrency: int = 2
+) -> dict[str, dict[int, tuple[Any, str]]]:
+    """For every task folder and drawn variant: (its rows, "admitted") or (None, why it is left out).
+
+    Every reference and wrong answer runs over every drawn variant, built twice (drawn rows
+    inserted in opposite orders): one sandbox per variant and build, every task in it.
+    """
+    references: dict[str, str] = {}
+    cells: dict[str, str] = {}  # references, wrong answers and mutants: on the first build only
+    universes: dict[str, str] = {}
+    wrongs: dict[str, list[str]] = {}
+    for folder in folders:
+        meta = read_orm_task(folder)
+        universes[meta["id"]] = meta["universe"]
+        references[f"{meta['id']}/reference"] = cells[f"{meta['id']}/reference"] = (folder / "reference.py").read_text()
+        for p in sorted(folder.glob("wrong_*.py")):
+            cells[f"{meta['id']}/{p.stem}"] = p.read_text()
+        mutants = _mutant_cells(folder, meta["id"])
+        cells.update(mutants)
+        wrongs[meta["id"]] = [p.stem for p in sorted(folder.glob("wrong_*.py"))] + [k.split("/", 1)[1] for k in mutants]
+    sem = asyncio.Semaphore(concurrency)
+
+    async def run(variant: int, reverse: bool) -> dict[str, Any]:
+        async with sem:
+            return await variant_rows(backend, image, variant, reverse, references if reverse else cells, universes)
+
+    drawn = range(1, VARIANTS)
+    builds = await asyncio.gather(*(run(v, r) for v in drawn for r in (False, True)))
+    table: dict[str, dict[int, tuple[Any, str]]] = {}
+    for folder in folders:
+        task_id = read_orm_task(folder)["id"]
+        base = json.loads((folder / "expected.json").read_text())["rows"]
+        table[task_id] = {
+            v: admit_variant(task_id, universes[task_id], wrongs[task_id], builds[2 * i], builds[2 * i + 1], base)
+            for i, v in enumerate(drawn)
+        }
+    return table
+
+
 class OrmVerifier:
+    def __init__(self) -> None:
+        self._tables: dict[int, asyncio.Task] = {}
+
+    async def _fixture_variants(self, folder: Path, ctx: VerifyContext) -> dict[str, dict[int, tuple[Any, str]]]:
+        """The table of every task beside `folder`, made once per verification run (all tasks in 14 sandboxes)."""
+        key = id(ctx)
+        if key not in self._tables:
+            folders = sorted(p for p in folder.parent.iterdir() if (p / "task.toml").is_file())
+            self._tables[key] = asyncio.ensure_future(fixture_variant_table(ctx.backend, ctx.image, folders))
+        return await self._tables[key]
+
+    async def variant_controls(self, folder: Path, task: TaskRow, ctx: VerifyContext) -> list[Control]:
+        """Every frozen variant's rows come out again, on both builds, and no wrong answer gives them."""
+        table = (await self._fixture_variants(folder, ctx))[task.task_id]
+        frozen = {k: v for k, v in task.grading.get("fixture_variants", {}).items() if k != "0"}
+        bad = []
+        for k, rows in frozen.items():
+            got, why = table.get(int(k), (None, "no such variant"))
+            if got is None or _exact(got) != _exact(rows):
+                bad.append(f"variant {k}: {why if got is None else 'rows differ from fixture_variants.json'}")
+        ok = not bad
+        detail = "; ".join(bad) if bad else f"{len(frozen)} drawn variants: the frozen rows, on both builds"
+        return [Control("fixture_variants", 1.0 if ok else 0.0, ok, detail)]
+
     def reference_calls(self, folder: Path) -> list[dict[str, Any]]:
         return [{"tool": "execute_code", "args": {"code": (folder / "reference.py").read_text()}}]
 
@@ -125,7 +282,7 @@ class OrmVerifier:
         for name, run in zip(wrongs, wrong_runs, strict=True):  # a known mistake must not pass
             g = run.grade
             controls.append(Control(name, g.score, g.score == 0.0 and g.scoring_error is None, g.reason))
-        return controls
+        return controls + await self.variant_controls(folder, task, ctx)
 
     def summarize(self, rows: list[TaskRow], controls: dict[str, list[Control]]) -> tuple[list[str], bool]:
         """Tasks passing per category and difficulty, and whether each category has its minimum."""
@@ -172,8 +329,37 @@ async def freeze_expected(folders: list[Path]) -> None:
 
     try:
         await asyncio.gather(*(one(f) for f in folders))
+        await freeze_fixture_variants(backend, image, folders)
     finally:
         backend.teardown()
+
+
+async def freeze_fixture_variants(backend: SandboxBackend, image: str, folders: list[Path]) -> None:
+    """Write each task's admitted drawn variants and their rows to fixture_variants.json (after expected.json)."""
+    t0 = time.perf_counter()
+    table = await fixture_variant_table(backend, image, folders)
+    for folder in folders:
+        task_id = read_orm_task(folder)["id"]
+        admitted: dict[str, Any] = {}
+        left_out: dict[int, str] = {}
+        for v, (rows, why) in table[task_id].items():
+            same = next((k for k, r in admitted.items() if rows is not None and _exact(r) == _exact(rows)), None)
+            if rows is None or same is not None:  # a second draw of the same rows adds no key to guess
+                left_out[v] = why if rows is None else f"the same rows as variant {same}"
+            else:
+                admitted[str(v)] = rows
+        path = folder / "fixture_variants.json"
+        if admitted:
+            blocks = ",\n".join(
+                f"  {json.dumps(v)}: [\n" + ",\n".join("    " + json.dumps(r, ensure_ascii=False) for r in rows) + "\n  ]"
+                for v, rows in admitted.items()
+            )
+            path.write_text('{"variants": {\n' + blocks + "\n}}\n")
+        elif path.exists():
+            path.unlink()
+        why = "; ".join(f"{v}: {w}" for v, w in left_out.items())
+        print(f"{task_id}: fixture variants {sorted(map(int, admitted))} admitted{' (left out ' + why + ')' if why else ''}")
+    print(f"fixture variants of {len(folders)} tasks frozen in {time.perf_counter() - t0:.0f} s", flush=True)
 
 
 def main(argv: list[str]) -> int:

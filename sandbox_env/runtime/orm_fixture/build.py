@@ -1,10 +1,13 @@
 """Build the fixture database from nothing, and fingerprint a built one.
 
-    python -m orm_fixture.build PATH            # (re)build PATH, print its digest
-    python -m orm_fixture.build --digest PATH   # print the digest of an existing file
+    python -m orm_fixture.build PATH [--variant K] [--reversed]   # (re)build PATH, print its digest
+    python -m orm_fixture.build --digest PATH                     # print the digest of an existing file
 
 The digest covers every row of every table in a fixed order, so two builds (the
-image's and a fresh one) can be compared by one line.
+image's and a fresh one) can be compared by one line. `--variant K` adds the rows that
+variant K draws (variants.py); `--reversed` inserts those drawn rows in the opposite
+order, so their primary keys differ: a query whose rows depend on that order (a tie its
+spec leaves open) gives different rows on the two builds, which verification refuses.
 """
 
 from __future__ import annotations
@@ -26,8 +29,46 @@ TABLES = (
 )
 
 
-def build_database(path: str) -> None:
-    """Create the tables from the models and insert the data, at path (replaced if it exists)."""
+def _with_variant(variant: int, reverse: bool) -> dict[str, list]:
+    """data.py's rows as model field dicts, with the rows of `variant` appended (in reverse when asked)."""
+    from orm_fixture import data, variants
+
+    extra = variants.extra_rows(variant)
+    books, pairs, sales, reviews = data.books(), data.book_authors(), data.sales(), data.reviews()
+    drawn = list(range(len(extra["books"])))
+    order = drawn[::-1] if reverse else drawn
+    book_id = {len(data.BOOKS) + i: len(data.BOOKS) + 1 + order.index(i) for i in drawn}
+    book_id.update({i: i + 1 for i in range(len(data.BOOKS))})
+    genre_ids = {name: i + 1 for i, name in enumerate(data.GENRES)}
+    for i in order:
+        title, pub, genre, published, price, sale, pages, in_print, authors = extra["books"][i]
+        bid = book_id[len(data.BOOKS) + i]
+        books.append(
+            dict(
+                id=bid,
+                title=title,
+                isbn=f"979{variant:02d}{bid:07d}",
+                publisher_id=pub + 1,
+                genre_id=None if genre is None else genre_ids[genre],
+                published=published,
+                price=price,
+                sale_price=sale,
+                pages=pages,
+                in_print=in_print,
+            )
+        )
+        pairs += [(bid, a + 1) for a in authors]
+    for b, store, sold_on, quantity, unit_price in extra["sales"][:: -1 if reverse else 1]:
+        sales.append(dict(id=len(sales) + 1, book_id=book_id[b], store_id=store + 1, sold_on=sold_on, quantity=quantity,
+                          unit_price=unit_price))  # fmt: skip
+    for b, reviewer, rating, verified, created in extra["reviews"][:: -1 if reverse else 1]:
+        reviews.append(dict(id=len(reviews) + 1, book_id=book_id[b], reviewer=reviewer, rating=rating, verified=verified,
+                            created=created))  # fmt: skip
+    return {"books": books, "book_authors": pairs, "sales": sales, "reviews": reviews}
+
+
+def build_database(path: str, variant: int = 0, reverse: bool = False) -> None:
+    """Create the tables from the models and insert the data of `variant`, at path (replaced if it exists)."""
     os.environ["ORM_FIXTURE_DB"] = path
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "orm_fixture.settings")
     import django
@@ -38,9 +79,8 @@ def build_database(path: str) -> None:
     from orm_fixture import data
     from orm_fixture.shop.models import Author, Book, Genre, Publisher, Review, Sale, Store
 
-    if connection.settings_dict["NAME"] != path:
-        raise RuntimeError(f"Django is configured for {connection.settings_dict['NAME']}, not {path}")
     connection.close()
+    connection.settings_dict["NAME"] = path  # a second build in one process (the image's variants) writes its own file
     for suffix in ("", "-journal", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
@@ -48,16 +88,17 @@ def build_database(path: str) -> None:
     with connection.schema_editor() as editor:
         for model in models:
             editor.create_model(model)
+    rows = _with_variant(variant, reverse)
     with transaction.atomic():
         Publisher.objects.bulk_create(Publisher(**r) for r in data.publishers())
         Author.objects.bulk_create(Author(**r) for r in data.authors())
         Genre.objects.bulk_create(Genre(**r) for r in data.genres())
-        Book.objects.bulk_create(Book(**r) for r in data.books())
+        Book.objects.bulk_create(Book(**r) for r in sorted(rows["books"], key=lambda r: r["id"]))
         through = Book.authors.through
-        through.objects.bulk_create(through(book_id=b, author_id=a) for b, a in data.book_authors())
+        through.objects.bulk_create(through(book_id=b, author_id=a) for b, a in rows["book_authors"])
         Store.objects.bulk_create(Store(**r) for r in data.stores())
-        Sale.objects.bulk_create(Sale(**r) for r in data.sales())
-        Review.objects.bulk_create(Review(**r) for r in data.reviews())
+        Sale.objects.bulk_create(Sale(**r) for r in rows["sales"])
+        Review.objects.bulk_create(Review(**r) for r in rows["reviews"])
     connection.close()
 
 
@@ -79,10 +120,15 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--digest":
         print(digest(argv[1]))
         return 0
+    reverse = "--reversed" in argv
+    argv = [a for a in argv if a != "--reversed"]
+    variant = 0
+    if len(argv) == 3 and argv[1] == "--variant" and argv[2].isdigit():
+        variant, argv = int(argv[2]), argv[:1]
     if len(argv) != 1:
         print(__doc__, file=sys.stderr)
         return 2
-    build_database(argv[0])
+    build_database(argv[0], variant, reverse)
     print(digest(argv[0]))
     return 0
 
