@@ -37,14 +37,23 @@ Who is at fault when no final report comes back. The driver writes framed progre
 the limit: the submission's failure, score 0.0, no scoring_error. A driver killed by a
 signal there is the submission's only where the app could send it: the notes say
 `"fenced"` when every app process runs behind the signal fence (runtime/process_guard.py:
-it may signal only itself), and then the signal came from the kernel or from outside the
-sandbox: a scoring_error, retried (an OOM kill, the cgroup's evidence, still makes it the
-submission's: families.grade_final). If there is no frame at all, or the last one is
+it may signal, limit or reschedule only itself), and then the signal came from the kernel or
+from outside the sandbox: a scoring_error, retried, unless the host's trace of the run
+(`result.usage`, which the app cannot touch) shows the sandbox's own processes pushing its
+limits (blame.limits_hit: an OOM kill, refused forks, memory at its limit, a swarm): then
+the kernel killed it for what the app did, the submission's 0.0. If there is no frame at all, or the last one is
 "started", the driver itself failed before reaching the app: a scoring_error.
 
 Limits count the app's own time (CPU, or wall time minus time spent waiting for a CPU),
 not the wall clock; when only the run's wall-clock deadline is hit and the app was not
-active for half of it, the container was starved: a scoring_error (http_driver.py).
+active for half of it, the driver reports the container starved (http_driver.py). That
+clock runs inside the container, beside the app, so the host confirms it with its own
+evidence: the deadline is a scoring_error only when the cgroup trace of the run, judged like
+any wall-clock limit (blame.judge_time_limit over its last LIMIT_WINDOW seconds), says the
+sandbox was starved; a sandbox that used its CPU, waited on itself or hit its limits makes
+it the submission's 0.0, with the host's reason. No trace (nothing measured) keeps the
+scoring_error. A driver that stopped the run because the events pipe carried more than the
+witness writes (cross_check) is tampering, whatever stage the run had reached.
 """
 
 from __future__ import annotations
