@@ -119,10 +119,10 @@ TUNES_ITSELF = REFERENCE.replace(
 import os
 import resource
 
-os.nice(5)
+niced = os.nice(5)  # raised from wherever the grader started it: lowering it again would need a capability
 os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-os.setpriority(os.PRIO_PROCESS, 0, 6)
-os.setpriority(os.PRIO_PROCESS, os.getpid(), 7)
+os.setpriority(os.PRIO_PROCESS, 0, min(19, niced + 1))
+os.setpriority(os.PRIO_PROCESS, os.getpid(), min(19, niced + 2))
 os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.prlimit(0, resource.RLIMIT_NOFILE, (min(soft, 512), hard))
