@@ -37,14 +37,23 @@ Who is at fault when no final report comes back. The driver writes framed progre
 the limit: the submission's failure, score 0.0, no scoring_error. A driver killed by a
 signal there is the submission's only where the app could send it: the notes say
 `"fenced"` when every app process runs behind the signal fence (runtime/process_guard.py:
-it may signal only itself), and then the signal came from the kernel or from outside the
-sandbox: a scoring_error, retried (an OOM kill, the cgroup's evidence, still makes it the
-submission's: families.grade_final). If there is no frame at all, or the last one is
+it may signal, limit or reschedule only itself), and then the signal came from the kernel or
+from outside the sandbox: a scoring_error, retried, unless the host's trace of the run
+(`result.usage`, which the app cannot touch) shows the sandbox's own processes pushing its
+limits (blame.limits_hit: an OOM kill, refused forks, memory at its limit, a swarm): then
+the kernel killed it for what the app did, the submission's 0.0. If there is no frame at all, or the last one is
 "started", the driver itself failed before reaching the app: a scoring_error.
 
 Limits count the app's own time (CPU, or wall time minus time spent waiting for a CPU),
 not the wall clock; when only the run's wall-clock deadline is hit and the app was not
-active for half of it, the container was starved: a scoring_error (http_driver.py).
+active for half of it, the driver reports the container starved (http_driver.py). That
+clock runs inside the container, beside the app, so the host confirms it with its own
+evidence: the deadline is a scoring_error only when the cgroup trace of the run, judged like
+any wall-clock limit (blame.judge_time_limit over its last LIMIT_WINDOW seconds), says the
+sandbox was starved; a sandbox that used its CPU, waited on itself or hit its limits makes
+it the submission's 0.0, with the host's reason. No trace (nothing measured) keeps the
+scoring_error. A driver that stopped the run because the events pipe carried more than the
+witness writes (cross_check) is tampering, whatever stage the run had reached.
 """
 
 from __future__ import annotations
@@ -53,6 +62,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from sandbox_env.blame import LIMIT_WINDOW, Verdict, judge_time_limit, limits_hit
 from sandbox_env.families.base import Grade, TaskRow, collect_files, read_task_toml
 from sandbox_env.families.fastapi_checks import (
     CheckError,
@@ -66,7 +76,7 @@ from sandbox_env.families.fastapi_checks import (
     witness_problems,
 )
 from sandbox_env.grading import Grader, ReportError
-from sandbox_env.sandbox import Sandbox
+from sandbox_env.sandbox import ExecResult, Sandbox
 
 APP_PATH = "app.py"
 REQUEST_TIMEOUT = 10.0
@@ -162,9 +172,13 @@ class FastAPIFamily:
         if stage != "done":
             how = "did not finish within the grading limit" if result.timed_out else f"ended it (exit code {result.exit_code})"
             if report.get("fenced") and not result.timed_out and result.exit_code < 0:
+                killed = f"the HTTP driver was killed by signal {-result.exit_code} at stage {stage!r}"
+                own = limits_hit(result.usage.whole() if result.usage is not None else None)
+                if own:  # the kernel killed it for what the app's processes did to the sandbox
+                    return _failed(checks, f"{killed}: {own}", imported=stage == "serving")
                 return Grade.harness_fault(
-                    f"the HTTP driver was killed by signal {-result.exit_code} at stage {stage!r}, which the app's "
-                    "fenced processes cannot send: the kernel or something outside the sandbox killed it"
+                    f"{killed}, which the app's fenced processes cannot send: the kernel or something outside "
+                    "the sandbox killed it"
                 )
             if stage == "importing":
                 return _failed(checks, f"importing app.py {how} before any report was made", imported=False)
@@ -174,16 +188,29 @@ class FastAPIFamily:
         if report.get("stalled"):
             st = report["stalled"]
             if st.get("blame") == "harness":
-                return Grade.harness_fault(
+                said = (
                     f"the run passed its {st.get('limit'):g} s deadline at {st.get('what')} "
-                    f"while the app had been active for only {st.get('active', 0):g} s: "
-                    "the container was starved of CPU"
+                    f"while the app had been active for only {st.get('active', 0):g} s by the driver's clock"
                 )
+                verdict = _hosts_verdict(result, float(st.get("limit") or 0))
+                if verdict is not None and verdict.submission:
+                    return _failed(
+                        checks,
+                        f"{said}, but the host's measure of the grading sandbox says it was not starved: {verdict.why}",
+                        imported=bool(report.get("imported")),
+                    )
+                why = verdict.why if verdict is not None else "the sandbox's CPU use could not be measured"
+                return Grade.harness_fault(f"{said}: the container was starved of CPU ({why})")
             return _failed(
                 checks,
                 f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
                 imported=bool(report.get("imported")),
             )
+        if report.get("cross_check") and not (report.get("imported") and report.get("has_app")):
+            problems = [str(p) for p in report["cross_check"]]  # stopped before any answer: nothing else to judge
+            rows = [{"name": c["name"], "passed": False, "detail": "not run: tampered"} for c in checks]
+            metrics = {"module_imported": float(bool(report.get("imported"))), "checks_passed": 0.0, "tampered": 1.0}
+            return Grade(0.0, "tampered: " + "; ".join(problems), rows, metrics, tampered=True)
         if not report.get("imported"):
             error = (report.get("import_error") or "").strip()
             last = error.splitlines()[-1] if error else "unknown error"
@@ -191,6 +218,17 @@ class FastAPIFamily:
         if not report.get("has_app"):
             return _failed(checks, "app.py imported, but it defines no module-level `app`", imported=True)
         return _score(checks, canaries, layout, report, openapi_url)
+
+
+def _hosts_verdict(result: ExecResult, deadline: float) -> Verdict | None:
+    """The host's own judgement of a deadline the driver blamed on the harness; None without evidence.
+
+    Judged like every wall-clock limit (blame.check_time_limit): by the grading sandbox's
+    cgroup trace over the last seconds before the run ended, which the app cannot touch.
+    """
+    if result.usage is None:
+        return None
+    return judge_time_limit(result.usage.over_last(min(deadline, LIMIT_WINDOW) if deadline > 0 else LIMIT_WINDOW))
 
 
 def _failed(checks: list[dict[str, Any]], reason: str, *, imported: bool, detail: str = "") -> Grade:

@@ -17,7 +17,10 @@ events pipe, on which its witness (the outermost ASGI layer, trusted code in an
 untrusted process) writes what it saw the app do: a call, the status sent, the end of
 the call. The driver treats these events as a cross-check only: it scores the bytes it
 received over the socket, and a witness that disagrees with them means the app reached
-into its own server (tampered).
+into its own server (tampered). The app can write on that pipe too, so the driver reads
+from it only what an honest witness owes (http_driver.Lines): more is tampering at once.
+Before app.py is imported the child is fenced (process_guard.fence_signals): it may signal,
+limit or reschedule only itself, never the driver or this host.
 
 The witness also fills in what uvicorn does not give over a unix socket and the
 TestClient always gave: scope["client"] = ("testclient", 50000) and scope["server"] =

@@ -20,7 +20,13 @@ submission for it (families/fastapi.py); unfenced, the host blames the submissio
 The app's process carries a witness (app_host.Witness) whose events (a call, the status
 sent, the end of the call) are compared with what the driver received: a response the
 witness did not see the app send, or junk on the events pipe, is reported under
-`cross_check` and the host calls it tampering. After each response the driver also waits
+`cross_check` and the host calls it tampering. The events pipe is the one descriptor of the
+driver's that the app holds, so what the driver reads from it is bounded by what an honest
+witness owes for what was asked (imported, ready, stopped per session; call, status, end per
+request): a junk line or a line past that due is tampering at once, the driver closes its end
+and ends the run. A flood of valid events cannot keep the driver parsing (once, under a CPU
+limit the app had set on it, until the kernel killed it; or until its clock saw the app
+starved). After each response the driver also waits
 for the witness to see the call end, so background tasks finish before the next request
 (as with the TestClient).
 
@@ -83,18 +89,32 @@ MAX_ITEMS = 100_000
 PUMP_BYTES = 1 << 20
 TICK = 0.1  # how often a waiting driver samples the app's clock
 STARTUP_FACTOR = 3  # import + lifespan startup may take this many request limits
+EVENTS_PER_SESSION = 3  # imported or import_error; ready or stopped (startup failed); stopped
+EVENTS_PER_REQUEST = 3  # call, status, end
 _now = time.monotonic
 
 
 class Lines:
-    """JSON-object lines from a non-blocking pipe, bounded in size and count; anything else is junk."""
+    """JSON-object lines from a non-blocking pipe, bounded in size and count; anything else is junk.
 
-    def __init__(self, fd: int) -> None:
+    `allowed` (None: no bound) is how many lines the writer may have written so far: the
+    driver raises it by what an honest writer owes for each thing it asks (EVENTS_PER_SESSION,
+    EVENTS_PER_REQUEST). A line past it, or a junk line, is tampering (`over` says how): the
+    driver closes its end at once and reads nothing more from the pipe.
+    """
+
+    def __init__(self, fd: int, allowed: int | None = None) -> None:
         self.fd = fd
         self.buf = b""
         self.items: list[dict] = []
         self.junk = 0
         self.closed = False
+        self.allowed = allowed
+        self.over: str | None = None
+
+    def allow(self, n: int) -> None:
+        if self.allowed is not None:
+            self.allowed += n
 
     def pump(self) -> None:
         got = 0
@@ -110,9 +130,12 @@ class Lines:
             *lines, self.buf = (self.buf + chunk).split(b"\n")
             for line in lines:
                 self._take(line)
+                if self.closed:
+                    return
             if len(self.buf) > MAX_LINE:
                 self.junk += 1
                 self.buf = b""
+                self._check()
 
     def _take(self, line: bytes) -> None:
         try:
@@ -123,6 +146,25 @@ class Lines:
             self.items.append(obj)
         else:
             self.junk += 1
+        self._check()
+
+    def _check(self) -> None:
+        if self.allowed is None:
+            return
+        if self.junk:
+            self._refuse(f"{self.junk} line(s) on the witness's events pipe were not the witness's")
+        elif len(self.items) > self.allowed:
+            self._refuse(
+                f"{len(self.items) - self.allowed} more line(s) on the witness's events pipe than an honest "
+                f"witness writes for what was asked (at most {self.allowed})"
+            )
+
+    def _refuse(self, why: str) -> None:
+        self.over, self.closed, self.buf = why, True, b""
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
 
 
 def _start_host() -> tuple[subprocess.Popen, int, Lines, Lines]:
@@ -144,7 +186,8 @@ def _start_host() -> tuple[subprocess.Popen, int, Lines, Lines]:
         os.close(fd)
     for fd in (rep_r, ev_r):
         os.set_blocking(fd, False)
-    return proc, cmd_w, Lines(rep_r), Lines(ev_r)
+    # the app's process holds the events pipe's write end (its witness writes there), never the replies'
+    return proc, cmd_w, Lines(rep_r), Lines(ev_r, allowed=0)
 
 
 host, host_cmd_fd, replies, events = _start_host()
@@ -178,6 +221,10 @@ _run = {"active": 0.0}  # the app's active seconds over the whole run, for the d
 
 class Stalled(Exception):
     """The run stops here; the record says what did not finish, within what, and whose fault it is."""
+
+
+class Tampered(Exception):
+    """The run stops here: something other than the witness wrote on the events pipe (cross_check says what)."""
 
 
 class Clock:
@@ -215,6 +262,8 @@ class Clock:
 def pump() -> None:
     replies.pump()
     events.pump()
+    if events.over:
+        raise Tampered(events.over)
 
 
 def wait(done, what: str, limit: float | None, clock: Clock | None) -> None:
@@ -387,13 +436,14 @@ def send_one(client: httpx.Client, pid: int, req: dict) -> dict:
     box: dict = {}
     done = threading.Event()
     mark = len(events.items)
+    events.allow(EVENTS_PER_REQUEST)
     clock = Clock(pid)
     threading.Thread(target=fetch, args=(client, req, box, done), daemon=True).start()
 
     def finished() -> bool:
         if not done.is_set():
             return False
-        events.pump()
+        pump()
         seen = events.items[mark:]
         calls = sum(e.get("ev") == "call" for e in seen)
         return sum(e.get("ev") == "end" for e in seen) >= calls or ended(pid)
@@ -429,6 +479,7 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
         return True
     os.kill(host.pid, signal.SIGCONT)  # an earlier app may have stopped it; that app is gone now
     n_replies = len(replies.items)
+    events.allow(EVENTS_PER_SESSION)
     host_send({"op": "serve", "socket": sock, "log": log, "app": APP_PATH})
     forked = lambda: next((r["forked"] for r in replies.items[n_replies:] if "forked" in r), None)  # noqa: E731
     wait(lambda: forked() is not None or host.poll() is not None, "starting the app's process", None, None)
@@ -507,9 +558,7 @@ def serve_session(n: int, steps: list[dict], out: dict) -> bool:
 
 
 def cross_check() -> list[str]:
-    if events.junk:
-        return [f"{events.junk} line(s) on the witness's events pipe were not the witness's"]
-    return []
+    return [events.over] if events.over else []
 
 
 def _cpu_split() -> dict:
@@ -528,10 +577,12 @@ def _cpu_split() -> dict:
 def finish() -> None:
     """Kill every app process and the host, then send the report and end."""
     sweep(KEEP)
-    pump()
+    replies.pump()
+    events.pump()
     state["cpu_seconds"] = _cpu_split()
     sweep(KEEP - {host.pid})
-    pump()
+    replies.pump()
+    events.pump()
     state["cross_check"] = cross_check()
     state["elapsed"] = round(_now() - _started, 3)
     state["app_active_seconds"] = round(_run["active"], 3)
@@ -549,6 +600,8 @@ def main() -> None:
                 break
     except Stalled as exc:
         state["stalled"] = exc.args[0]
+    except Tampered:
+        pass  # cross_check() reports it
     finish()
 
 

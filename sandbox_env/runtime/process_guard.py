@@ -8,17 +8,60 @@ traced or read by a process without CAP_SYS_PTRACE, which no container process h
 The flag survives fork and is reset by execve, so a trusted process sets it for itself
 and the children it forks stay covered until they exec or call dumpable().
 
-Signals are not covered by that: a process of the same uid can stop or kill a trusted
-one. Where the graded code runs in processes of its own (the fastapi app), those
-processes are fenced instead (fence_signals, a seccomp filter installed before the app is
-imported, inherited by everything it forks or execs): they may signal only the process
-that installed the fence, never the driver or any other process of the container, and
-cannot aim SIGIO/SIGURG at another process (F_SETOWN, FIOSETOWN). A grader process that
-dies of a signal while every process of the graded code is fenced was therefore killed by
-the kernel (the OOM killer: the cgroup's evidence, blame.py) or from outside the sandbox,
-never by the graded code (families/fastapi.py). Where the graded code shares the grader's
-process (pytest), the graders treat a signal as what it may be: the graded code ending its
-own grading.
+Signals are not covered by that, nor is what the kernel lets a process do to another of its
+uid by a plain uid check: change its resource limits (prlimit64: a 1 s RLIMIT_CPU kills it),
+its CPU affinity, scheduling policy and parameters (sched_set*), its nice value and its I/O
+priority (setpriority and ioprio_set, for a process, a process group, or with PRIO_USER and
+who 0 every process of the uid). Where the graded code runs in processes of its own (the
+fastapi app), those processes are fenced instead (fence_signals, a seccomp filter installed
+before the app is imported, inherited by everything it forks or execs):
+
+- signals (kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo) go only to the process
+  that installed the fence (not 0, -1 or -PGID), pidfd_send_signal is refused, and SIGIO or
+  SIGURG cannot be aimed at another process (F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP);
+- prlimit64, sched_setaffinity, sched_setparam, sched_setscheduler, sched_setattr,
+  migrate_pages and move_pages take only pid 0 (the caller) or the fenced process's pid;
+- setpriority and ioprio_set only for one process (PRIO_PROCESS, IOPRIO_WHO_PROCESS), who 0
+  or the fenced process's pid: no process group, no user;
+- ptrace, process_vm_readv, process_vm_writev, kcmp, pidfd_getfd, process_madvise and
+  perf_event_open are refused whole (undumpable() already denies them against the grader's
+  processes; the fence does not depend on that).
+
+So the app may still renice, pin or limit itself (os.nice, os.sched_setaffinity(0, ...),
+resource.setrlimit): an honest app that does so works. A fork of the app doing it must say
+pid 0 (the fence knows only the pid that installed it). Numbers are per architecture (x86_64,
+aarch64, from the kernel's tables); the filter refuses any other audit arch and x32 calls.
+
+Why a fence and not a uid of the app's own. A uid split would need a privileged spawn
+(the in-container agent holds SETUID, but the driver runs as uid 1000 and cannot ask it
+without a new agent command), a /workspace and a run folder readable and writable by two
+uids, and it would still leave the app's own children sharing a uid with each other. The
+fence needs no privilege, is enforced by the kernel on every thread and exec of the app, and
+names what the app may do to others; its weakness is that it is a list: a future syscall
+that acts on another process by a uid check would be open until it is listed here.
+
+The other knobs a same-uid process has on its judge, and why they are closed:
+- /proc/PID/* writes (oom_score_adj, timerslack_ns, comm, sched, clear_refs, autogroup,
+  coredump_filter, mem) and /proc/PID/fd: the grader's processes are undumpable, so their
+  entries belong to root, and timerslack_ns, autogroup and a lower oom_score_adj of another
+  process need capabilities no container process holds;
+- cgroup files: read-only inside the container (the sandbox cannot change its own limits);
+- kill(-PGID), kill(0), kill(-1): the fence refuses every target but the fenced process;
+- filling /tmp or /dev/shm, or holding many tasks: bounded by the container's tmpfs sizes,
+  memory and pids limits, and judged by the host's evidence (a limit its processes hit is
+  the submission's, blame.limits_hit); a run folder the driver cannot prepare any more is
+  the session's error;
+- RLIMIT_NPROC counts the uid's tasks, so a swarm of forks can stop the driver from starting
+  a thread: the pids limit is the lower bound, and the host's trace shows the swarm;
+- the witness's events pipe, the one descriptor of the driver the app holds: the driver
+  reads from it no more than an honest witness writes (http_driver.Lines), so a flood is
+  tampering at once and cannot keep the driver busy.
+
+A grader process that dies of a signal while every process of the graded code is fenced was
+therefore killed by the kernel (the OOM killer, or a limit the sandbox's processes hit: the
+cgroup's evidence, blame.py) or from outside the sandbox, never by the graded code
+(families/fastapi.py). Where the graded code shares the grader's process (pytest), the
+graders treat a signal as what it may be: the graded code ending its own grading.
 """
 
 from __future__ import annotations
@@ -26,6 +69,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+from dataclasses import dataclass
 
 PR_SET_DUMPABLE = 4
 
@@ -111,7 +155,7 @@ def _reap() -> None:
             return
 
 
-# -- the signal fence -----------------------------------------------------------------------
+# -- the fence --------------------------------------------------------------------------------
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
@@ -120,12 +164,52 @@ _RET_EPERM = 0x00050000 | 1
 _LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
 _NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (the low word of an argument)
 F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 15, 0x8901, 0x8902
-# AUDIT_ARCH, then the syscalls that send a signal to a pid, pidfd_send_signal, fcntl, ioctl
-_ARCHES = {
-    "x86_64": (0xC000003E, (62, 200, 234, 129, 297), 424, 72, 16),
-    "aarch64": (0xC00000B7, (129, 130, 131, 138, 240), 424, 25, 29),
-}
+PRIO_PROCESS, IOPRIO_WHO_PROCESS = 0, 1
 X32_BIT = 0x40000000  # x86_64's x32 syscalls: refused whole
+
+
+@dataclass(frozen=True)
+class _Arch:
+    """One architecture's AUDIT_ARCH and syscall numbers, as its kernel headers give them.
+
+    x86_64: arch/x86/entry/syscalls/syscall_64.tbl (asm/unistd_64.h); aarch64: the generic
+    table, include/uapi/asm-generic/unistd.h (fcntl and prlimit64 are its 3264 names).
+    """
+
+    audit: int
+    signal_pid: tuple[int, ...]  # kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo: arg0 a pid
+    self_pid: tuple[int, ...]  # prlimit64, sched_setaffinity, sched_setparam, sched_setscheduler,
+    # sched_setattr, migrate_pages, move_pages: arg0 a pid, 0 for the caller
+    setpriority: int  # (which, who, prio)
+    ioprio_set: int  # (which, who, ioprio)
+    refused: tuple[int, ...]  # pidfd_send_signal, ptrace, process_vm_readv, process_vm_writev, kcmp,
+    # pidfd_getfd, process_madvise, perf_event_open
+    fcntl: int
+    ioctl: int
+
+
+_ARCHES = {
+    "x86_64": _Arch(
+        audit=0xC000003E,
+        signal_pid=(62, 200, 234, 129, 297),
+        self_pid=(302, 203, 142, 144, 314, 256, 279),
+        setpriority=141,
+        ioprio_set=251,
+        refused=(424, 101, 310, 311, 312, 438, 440, 298),
+        fcntl=72,
+        ioctl=16,
+    ),
+    "aarch64": _Arch(
+        audit=0xC00000B7,
+        signal_pid=(129, 130, 131, 138, 240),
+        self_pid=(261, 122, 118, 119, 274, 238, 239),
+        setpriority=140,
+        ioprio_set=30,
+        refused=(424, 117, 270, 271, 272, 438, 440, 241),
+        fcntl=25,
+        ioctl=29,
+    ),
+}
 
 
 def fence_supported() -> bool:
@@ -134,22 +218,39 @@ def fence_supported() -> bool:
 
 
 def _fence_program(machine: str, own_pid: int) -> list[tuple[int, int, int, int]]:
-    arch, to_pid, pidfd, fcntl_nr, ioctl_nr = _ARCHES[machine]
+    a = _ARCHES[machine]
     prog: list[tuple] = [
         (_LD_ABS, 0, 0, _ARCH),
-        (_JEQ, None, "deny", arch),
+        (_JEQ, None, "deny", a.audit),
         (_LD_ABS, 0, 0, _NR),
     ]
     if machine == "x86_64":
         prog.append((_JGE, "deny", None, X32_BIT))
-    prog += [(_JEQ, "own", None, nr) for nr in to_pid]
+    prog += [(_JEQ, "own", None, nr) for nr in a.signal_pid]
+    prog += [(_JEQ, "self", None, nr) for nr in a.self_pid]
+    prog += [(_JEQ, "deny", None, nr) for nr in a.refused]
     prog += [
-        (_JEQ, "deny", None, pidfd),
-        (_JEQ, "fcntl", None, fcntl_nr),
-        (_JEQ, "ioctl", None, ioctl_nr),
+        (_JEQ, "setpriority", None, a.setpriority),
+        (_JEQ, "ioprio_set", None, a.ioprio_set),
+        (_JEQ, "fcntl", None, a.fcntl),
+        (_JEQ, "ioctl", None, a.ioctl),
         (_RET, 0, 0, _RET_ALLOW),
-        "own",
+        "own",  # a signal: to this process only (0, a group or -1 would reach others)
         (_LD_ABS, 0, 0, _ARG0),
+        (_JEQ, "allow", "deny", own_pid),
+        "self",  # a pid argument: 0 (the caller) or this process
+        (_LD_ABS, 0, 0, _ARG0),
+        (_JEQ, "allow", None, 0),
+        (_JEQ, "allow", "deny", own_pid),
+        "setpriority",  # PRIO_PROCESS only (PRIO_PGRP, PRIO_USER reach other processes), then `who`
+        (_LD_ABS, 0, 0, _ARG0),
+        (_JEQ, "who", "deny", PRIO_PROCESS),
+        "ioprio_set",  # IOPRIO_WHO_PROCESS only, then `who`
+        (_LD_ABS, 0, 0, _ARG0),
+        (_JEQ, "who", "deny", IOPRIO_WHO_PROCESS),
+        "who",
+        (_LD_ABS, 0, 0, _ARG1),
+        (_JEQ, "allow", None, 0),
         (_JEQ, "allow", "deny", own_pid),
         "fcntl",
         (_LD_ABS, 0, 0, _ARG1),
@@ -186,7 +287,7 @@ class _SockFprog(ctypes.Structure):
 
 
 def fence_signals() -> None:
-    """From now on this process, and everything it forks or execs, may send signals only to this process.
+    """From now on this process, and everything it forks or execs, may signal, limit or reschedule only itself.
 
     Raises OSError when the fence cannot be installed: the caller must then not run the
     graded code (a grader that claims the fence must have it).

@@ -207,17 +207,19 @@ async def test_a_report_forged_with_a_nonce_hunted_in_gc_and_process_memory_is_i
     )
     assert_zero(staying, tampered=True)  # its frames landed on the one pipe it can reach: the witness's
     assert "events pipe" in staying.reason
-    assert_zero(exiting)
-    assert "ended while importing app.py (exit code 0)" in exiting.reason
+    assert_zero(exiting, tampered=True)  # junk on the witness's pipe ends the run at once, before the exit
+    assert "events pipe" in exiting.reason
     assert_zero(exiting_while_serving)
     assert exiting_while_serving.metrics["module_imported"] == 1.0
 
 
 async def test_an_app_that_detects_grading_and_tries_to_kill_the_driver_is_refused_and_scores_zero(backend, image):
     # its processes may signal only themselves (process_guard.fence_signals): the kill fails in app.py
+    # (the stop and host-kill tests show the refusal), and its forged frames, which reach the witness's
+    # pipe first, end the run at once as tampering: the driver is alive to report it
     g = await grade_fastapi(backend, image, DETECT_GRADING_AND_KILL_THE_DRIVER)
-    assert_zero(g)
-    assert "PermissionError" in g.reason
+    assert_zero(g, tampered=True)
+    assert "events pipe" in g.reason
 
 
 async def test_an_app_that_tries_to_stop_the_driver_is_refused_and_scores_zero_not_a_harness_fault(backend, image):

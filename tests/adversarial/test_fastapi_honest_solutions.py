@@ -109,3 +109,37 @@ async def test_middleware_background_tasks_subprocesses_and_a_lifespan_task_scor
     )
     for g in (busy, plain):
         assert g.score == 1.0 and not g.tampered and g.scoring_error is None, g.reason
+
+
+# An app that lowers its own priority, pins itself and reads and lowers its own limits, at import
+# and in a handler: the fence refuses these only against other processes (process_guard.py).
+TUNES_ITSELF = REFERENCE.replace(
+    "app = FastAPI()",
+    """
+import os
+import resource
+
+niced = os.nice(5)  # raised from wherever the grader started it: lowering it again would need a capability
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+os.setpriority(os.PRIO_PROCESS, 0, min(19, niced + 1))
+os.setpriority(os.PRIO_PROCESS, os.getpid(), min(19, niced + 2))
+os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.prlimit(0, resource.RLIMIT_NOFILE, (min(soft, 512), hard))
+resource.prlimit(os.getpid(), resource.RLIMIT_CORE, (0, 0))
+
+app = FastAPI()
+
+
+@app.middleware("http")
+async def renice(request, call_next):
+    os.nice(1)
+    os.sched_setaffinity(0, os.sched_getaffinity(0))
+    return await call_next(request)
+""",
+)
+
+
+async def test_an_app_that_renices_pins_and_limits_itself_scores_one_untampered(backend, image):
+    g = await grade_fastapi(backend, image, TUNES_ITSELF)
+    assert g.score == 1.0 and not g.tampered and g.scoring_error is None, g.reason

@@ -1,0 +1,188 @@
+"""The fastapi app cannot change the limits, scheduling or priorities of the processes that judge it.
+
+The app, the HTTP driver and the app host all run as uid 1000, and the kernel lets a
+process change much of another process of its uid: its resource limits (prlimit64), CPU
+affinity, scheduling policy and parameters, nice value and I/O priority. Two held-out
+exploits used that to turn a wrong answer into a harness fault, rescheduled by the trainer:
+
+- the driver's RLIMIT_CPU set to 1 s, then the witness's events pipe flooded with valid
+  events until the kernel killed the parsing driver: "killed by a signal while fenced";
+- the driver pinned to one CPU where nice-19 threads of the app spin, while the events pipe
+  is flooded: the driver's clock saw the app starved, and the deadline blamed the harness.
+
+Now the signal fence (runtime/process_guard.fence_signals) refuses every such call aimed
+at another process, and the driver reads no more from the events pipe than an honest
+witness writes for what it asked (http_driver.Lines): the flood is tampering at once.
+Each knob below is turned at import; when it is refused, the import fails with
+PermissionError, the submission's plain 0.0. Before the fence each call succeeded (the
+import went on, or the driver was killed outright), so the reason did not say so.
+"""
+
+from __future__ import annotations
+
+import pytest
+from attack_kit import BROKEN_APP, GRADER_PIDS, assert_zero, grade_fastapi
+
+pytestmark = pytest.mark.docker
+
+KIT = (
+    BROKEN_APP
+    + GRADER_PIDS
+    + """
+import ctypes as _ctypes
+import json as _json
+import os as _os
+import resource as _resource
+import struct as _struct
+import threading as _threading
+
+_libc = _ctypes.CDLL(None, use_errno=True)
+_NR = {"x86_64": {"ioprio_set": 251, "sched_setattr": 314}, "aarch64": {"ioprio_set": 30, "sched_setattr": 274}}
+_NR = _NR[_os.uname().machine]
+_IDLE = 3 << 13  # IOPRIO_CLASS_IDLE
+
+
+def _syscall(name, *args):
+    if _libc.syscall(_NR[name], *args) != 0:
+        err = _ctypes.get_errno()
+        raise OSError(err, _os.strerror(err))
+
+
+def _driver():
+    return _grader_pids()["http_driver.py"][0]
+
+
+_EVENTS = (_json.dumps({"ev": "status", "status": 200}) + "\\n").encode() * 64
+
+
+def _flood_forever():
+    targets = []
+    for fd in range(3, 256):
+        try:
+            _os.write(fd, b"")  # a write end (the witness's events pipe is one)
+            targets.append(fd)
+        except OSError:
+            pass
+    while targets:
+        for fd in list(targets):
+            try:
+                _os.write(fd, _EVENTS)
+            except OSError:
+                targets.remove(fd)
+
+
+def _flood():
+    _threading.Thread(target=_flood_forever, daemon=True).start()
+"""
+)
+
+# (name, the call against `_target`)
+KNOBS = {
+    "prlimit64 RLIMIT_CPU of the driver": ("_driver()", "_resource.prlimit(_target, _resource.RLIMIT_CPU, (1, 1))"),
+    "prlimit64 RLIMIT_NOFILE of the app host": (
+        "_os.getppid()",
+        "_resource.prlimit(_target, _resource.RLIMIT_NOFILE, (8, 8))",
+    ),
+    "sched_setaffinity of the driver": ("_driver()", "_os.sched_setaffinity(_target, {min(_os.sched_getaffinity(0))})"),
+    "sched_setscheduler SCHED_IDLE of the driver": (
+        "_driver()",
+        "_os.sched_setscheduler(_target, _os.SCHED_IDLE, _os.sched_param(0))",
+    ),
+    "sched_setparam of the driver": ("_driver()", "_os.sched_setparam(_target, _os.sched_param(0))"),
+    "sched_setattr SCHED_IDLE of the driver": (
+        "_driver()",
+        "_syscall('sched_setattr', _target, _struct.pack('IIQiIQQQ', 48, 5, 0, 0, 0, 0, 0, 0), 0)",
+    ),
+    "setpriority PRIO_PROCESS of the driver": ("_driver()", "_os.setpriority(_os.PRIO_PROCESS, _target, 19)"),
+    "setpriority PRIO_PROCESS of the app host": ("_os.getppid()", "_os.setpriority(_os.PRIO_PROCESS, _target, 19)"),
+    "setpriority PRIO_PGRP of the driver's group": (
+        "_driver()",
+        "_os.setpriority(_os.PRIO_PGRP, _os.getpgid(_target), 19)",
+    ),
+    "setpriority PRIO_USER 0 (every process of the uid)": ("0", "_os.setpriority(_os.PRIO_USER, 0, 19)"),
+    "ioprio_set IOPRIO_WHO_PROCESS of the driver": ("_driver()", "_syscall('ioprio_set', 1, _target, _IDLE)"),
+    "ioprio_set IOPRIO_WHO_PGRP of the driver's group": (
+        "_driver()",
+        "_syscall('ioprio_set', 2, _os.getpgid(_target), _IDLE)",
+    ),
+    "ioprio_set IOPRIO_WHO_USER 0 (every process of the uid)": ("0", "_syscall('ioprio_set', 3, 0, _IDLE)"),
+}
+
+
+def knob_app(name: str) -> str:
+    target, call = KNOBS[name]
+    return (
+        KIT
+        + f"""
+_target = {target}
+try:
+    {call}
+except OSError as _exc:
+    raise PermissionError({name!r} + " refused: " + str(_exc)) from None
+"""
+    )
+
+
+@pytest.mark.parametrize("knob", list(KNOBS))
+async def test_the_app_cannot_turn_a_knob_of_its_judges(backend, image, knob):
+    g = await grade_fastapi(backend, image, knob_app(knob), timeout=60)
+    assert_zero(g, tampered=False)
+    assert f"PermissionError: {knob} refused: [Errno 1] Operation not permitted" in g.reason, g.reason
+    assert g.metrics["module_imported"] == 0.0
+
+
+# Exploit 1 as it was held out: the driver's CPU limit cut to 1 s, then the events pipe flooded with
+# valid events for the driver to parse until the kernel killed it (a "fenced" signal death: a harness
+# fault, 8 of 8). The limit is refused, and the flood is tampering as soon as it passes the witness's due.
+CPU_LIMIT_THEN_FLOOD = (
+    KIT
+    + """
+for _pid in _grader_pids().get("http_driver.py", []):
+    try:
+        _resource.prlimit(_pid, _resource.RLIMIT_CPU, (1, 1))
+    except OSError:
+        pass
+_flood()
+"""
+)
+
+# Exploit 2 as it was held out: the driver pinned to one CPU, nice-19 threads of the app spinning on
+# that CPU, the events pipe flooded; the driver saw the app starved and blamed the harness (8 of 8).
+PIN_STARVE_AND_FLOOD = (
+    KIT
+    + """
+_cpu = min(_os.sched_getaffinity(0))
+for _pid in _grader_pids().get("http_driver.py", []):
+    try:
+        _os.sched_setaffinity(_pid, {_cpu})
+    except OSError:
+        pass
+
+
+def _spin_low():
+    _os.sched_setaffinity(0, {_cpu})
+    _os.nice(19)  # per thread on Linux
+    while True:
+        pass
+
+
+for _ in range(4):
+    _threading.Thread(target=_spin_low, daemon=True).start()
+_flood()
+"""
+)
+
+
+def assert_flood_is_tampering(g) -> None:
+    assert_zero(g, tampered=True)
+    assert "more line(s) on the witness's events pipe than an honest witness writes" in g.reason, g.reason
+
+
+async def test_a_cpu_limit_set_on_the_driver_then_a_flood_of_events_is_refused_then_tampering(backend, image):
+    g = await grade_fastapi(backend, image, CPU_LIMIT_THEN_FLOOD, timeout=60)
+    assert_flood_is_tampering(g)
+
+
+async def test_pinning_the_driver_beside_low_priority_spinners_and_flooding_its_pipe_is_not_a_harness_fault(backend, image):
+    g = await grade_fastapi(backend, image, PIN_STARVE_AND_FLOOD, timeout=60)
+    assert_flood_is_tampering(g)
