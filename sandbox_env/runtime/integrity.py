@@ -23,11 +23,11 @@ and at the end (closures, defaults and code hashes too): the identities above; t
 the guard are still registered; every hook implementation and fixture; the test
 functions pytest collected (their code objects); no trace or profile function and no
 sys.monitoring tool; the database connection's own attributes (no instance attribute
-shadowing a method, the query log a plain deque, no execute wrapper left). A query
-witness counts the statements SQLite really runs (a trace callback on every connection)
-inside each CaptureQueriesContext, which assertNumQueries and pytest-django's budget
-fixtures use: a context that counted fewer queries than ran saw its log trimmed or its
-debug cursor turned off.
+shadowing a method, the query log a plain deque, no execute wrapper left, its raw
+handle traced). Query budgets are witnessed by query_audit.py, armed here: an audit hook
+that counts every statement SQLite runs on any connection of the process and compares it
+with each CaptureQueriesContext's log, and makes every route around that count tampering
+(see its docstring).
 
 Every test's outcome is sent over the channel when its teardown ends, and every problem
 as soon as it is found (a `note` frame), so that what the host holds cannot be taken back
@@ -45,11 +45,12 @@ import functools
 import hashlib
 import importlib
 import os
-import re
 import sys
 import sysconfig
 import types
 from typing import Any
+
+import query_audit
 
 WATCHED_MODULES = (
     "_pytest.runner",
@@ -86,6 +87,7 @@ WATCHED_MODULES = (
     "report_channel",
     "pytest_report_plugin",
     "integrity",
+    "query_audit",
 )
 WATCHED_CLASSES = (
     "_pytest.reports:BaseReport",
@@ -132,7 +134,6 @@ WATCHED_CLASSES = (
     "report_channel:Channel",
     "pytest_report_plugin:Recorder",
     "integrity:Guard",
-    "integrity:QueryWitness",
 )
 WATCHED_NAMES = (
     "os:_exit",
@@ -212,11 +213,7 @@ DESCRIPTORS = (
     types.MemberDescriptorType,
     types.GetSetDescriptorType,
 )
-TRANSACTION_WORDS = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "--", "PRAGMA")
 MAX_PROBLEMS = 50
-# Django's SQLite backend formats a logged query's parameters with one such statement: it reads no table
-_LITERAL = r"(?:'(?:[^']|'')*'|[-+0-9.eE]+|NULL|[xX]'[0-9a-fA-F]*')"
-QUOTE_ONLY = re.compile(rf"SELECT QUOTE\({_LITERAL}\)(?:, QUOTE\({_LITERAL}\))*\Z", re.DOTALL)
 # pytest-django and Django's test cases swap these for functions of their own during a run: a function
 # whose code is that of the named producer (or one nested in it) is expected there
 ALTERNATIVES = {
@@ -226,6 +223,20 @@ ALTERNATIVES = {
     ),
     "_pytest.unittest:TestCaseFunction.runtest": ("pytest_django.plugin:_django_setup_unittest",),
 }
+
+
+def _pinned_alarm(channel: Any, problems: list[str]) -> Any:
+    """Report a problem once, on the channel as it is now (its descriptor and nonce pinned), and into `problems`."""
+    note, sent = channel.pinned_note(), set()
+
+    def alarm(problem: str) -> None:
+        if problem in sent or len(sent) >= MAX_PROBLEMS:
+            return
+        sent.add(problem)
+        problems.append(problem)
+        note({"stage": "started", "alarm": problem})
+
+    return alarm
 
 
 def _is(obj: Any, kind: type | tuple[type, ...]) -> bool:
@@ -406,86 +417,6 @@ def _trusted_roots() -> tuple[str, ...]:
     return tuple(os.path.realpath(r) + os.sep for r in roots if r)
 
 
-class QueryWitness:
-    """Counts the statements SQLite runs, and checks each CaptureQueriesContext saw at least as many."""
-
-    def __init__(self, alarm) -> None:
-        self.alarm = alarm
-        self.counts: dict[int, int] = {}
-        self.callbacks: dict[int, Any] = {}
-        self.contexts = 0
-
-    def trace(self, raw: Any) -> None:
-        key = id(raw)
-        self.counts.setdefault(key, 0)
-        counts = self.counts
-
-        def count(statement: str, key: int = key) -> None:
-            if not statement.lstrip().upper().startswith(TRANSACTION_WORDS) and not QUOTE_ONLY.match(statement):
-                counts[key] = counts.get(key, 0) + 1
-
-        self.callbacks[key] = count
-        raw.set_trace_callback(count)
-
-    def connection_created(self, sender: Any = None, connection: Any = None, **kwargs: Any) -> None:
-        raw = getattr(connection, "connection", None)
-        if raw is not None and hasattr(raw, "set_trace_callback"):
-            self.trace(raw)
-
-    def install(self) -> None:
-        from django.db.backends.signals import connection_created
-        from django.test.utils import CaptureQueriesContext
-
-        connection_created.connect(self.connection_created, weak=False, dispatch_uid="websandbox-query-witness")
-        enter, exit_ = CaptureQueriesContext.__enter__, CaptureQueriesContext.__exit__
-        witness = self
-
-        @functools.wraps(enter)
-        def __enter__(self):  # noqa: N807 - the wrapped dunder
-            result = enter(self)
-            raw = getattr(self.connection, "connection", None)
-            self._websandbox_witness = (raw, witness.counts.get(id(raw)))
-            return result
-
-        @functools.wraps(exit_)
-        def __exit__(self, exc_type, exc_value, traceback):  # noqa: N807 - the wrapped dunder
-            result = exit_(self, exc_type, exc_value, traceback)
-            if exc_type is None:
-                witness.check(self)
-            return result
-
-        CaptureQueriesContext.__enter__ = __enter__
-        CaptureQueriesContext.__exit__ = __exit__
-
-    def check(self, ctx: Any) -> None:
-        self.contexts += 1
-        raw, start = getattr(ctx, "_websandbox_witness", (None, None))
-        if raw is None or start is None or getattr(ctx.connection, "connection", None) is not raw:
-            return  # no traced connection (e.g. it was reopened inside the block): nothing to compare
-        ran = self.counts.get(id(raw), 0) - start
-        try:
-            captured = ctx.connection.queries_log
-            logged = list(captured)[ctx.initial_queries : ctx.final_queries]
-        except Exception as exc:  # noqa: BLE001 - a query log that cannot be read is itself evidence
-            self.alarm(f"the query log could not be read: {type(exc).__name__}")
-            return
-        seen = 0
-        for q in logged:
-            head = str(q.get("sql", "")) if isinstance(q, dict) else ""
-            times = head.split(" times: ", 1)[0]
-            seen += int(times) if " times: " in head and times.isdigit() else 1
-        if ran > seen:
-            self.alarm(f"a query count saw {seen} queries while SQLite ran {ran}")
-        # the trace must still be ours: one probe statement must be counted
-        before = self.counts.get(id(raw), 0)
-        try:
-            raw.execute("SELECT 1").fetchall()
-        except Exception:  # noqa: BLE001 - a closed connection cannot be probed
-            return
-        if self.counts.get(id(raw), 0) != before + 1:
-            self.alarm("the statement trace of the database connection was removed")
-
-
 class Guard:
     """A pytest plugin that checks the process after each test and streams outcomes as they are known."""
 
@@ -506,7 +437,7 @@ class Guard:
         self.outcomes: dict[str, str] = {}
         self.pluginmanager: Any = None
         self.session: Any = None
-        self.witness = QueryWitness(self.alarm)
+        self._raise = _pinned_alarm(channel, self.problems)
         self.checks = 0
         self.streamed = 0
 
@@ -520,7 +451,7 @@ class Guard:
                 pass
         for name in WATCHED_MODULES:
             importlib.import_module(name)
-        self.witness.install()
+        query_audit.install(self._raise)  # every statement counted, by a hook nothing can remove
         for name in WATCHED_MODULES:
             module = sys.modules[name]
             for attr, value in list(vars(module).items()):
@@ -558,10 +489,7 @@ class Guard:
     # -- evidence -------------------------------------------------------------------------
 
     def alarm(self, problem: str) -> None:
-        if problem in self.problems or len(self.problems) >= MAX_PROBLEMS:
-            return
-        self.problems.append(problem)
-        self.channel.note({"stage": "started", "alarm": problem})
+        self._raise(problem)
 
     def stream(self, nodeid: str, outcome: str) -> None:
         self.streamed += 1
@@ -691,8 +619,8 @@ class Guard:
             if conn.execute_wrappers:
                 self.alarm("an execute wrapper was left on the database connection")
             raw = conn.connection
-            if raw is not None and id(raw) not in self.witness.counts:
-                self.alarm("a database connection was opened without the statement trace")
+            if raw is not None:
+                query_audit.check_traced(raw)
 
     def _check_files(self) -> None:
         root = os.path.realpath(self.workspace)
@@ -747,7 +675,7 @@ class Guard:
             "armed": len(self.watched),
             "trusted_functions": len(self.trusted),
             "checks": self.checks,
-            "query_contexts": self.witness.contexts,
+            **query_audit.stats(),
             "streamed": self.streamed,
             "problems": list(self.problems),
         }

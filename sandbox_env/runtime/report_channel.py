@@ -35,6 +35,18 @@ class Channel:
         while view:
             view = view[_write(self._fd, view) :]
 
+    def pinned_note(self):
+        """`note` bound to this channel's descriptor and nonce as they are now, for a caller that must
+        keep reporting whatever later happens to this object's attributes."""
+        fd, nonce, dumps, write = self._fd, self._nonce, _dumps, _write
+
+        def note(payload: dict) -> None:
+            view = memoryview(b"\n" + nonce + b"\n" + dumps(payload, default=repr).encode() + b"\n" + nonce + b"\n")
+            while view:
+                view = view[write(fd, view) :]
+
+        return note
+
     def send(self, report: dict, exit_code: int = 0) -> None:
         """Write the framed report and end the process at once (no atexit, no finalizers)."""
         self.note(report)
