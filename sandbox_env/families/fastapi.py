@@ -65,6 +65,7 @@ from sandbox_env.families.fastapi_checks import (
     passes_for_catch_all,
     witness_problems,
 )
+from sandbox_env.families.fastapi_vary import VaryError, drawn_checks, normalize, validate
 from sandbox_env.grading import Grader, ReportError
 from sandbox_env.sandbox import Sandbox
 
@@ -110,6 +111,11 @@ class FastAPIFamily:
             raise CheckError(f"{folder.name}: an app answering 200 {{}} everywhere would pass {weak}")
         if not (folder / "reference.py").is_file():
             raise CheckError(f"{folder.name}: no reference.py")
+        vary = normalize(meta.get("vary") or [], folder.name)
+        try:
+            validate(vary, checks, meta["spec"], folder.name)
+        except VaryError as exc:
+            raise CheckError(str(exc)) from exc
         return TaskRow(
             task_id=meta["id"],
             family=self.name,
@@ -123,6 +129,8 @@ class FastAPIFamily:
                 "openapi_url": meta.get("openapi_url", "/openapi.json"),
                 "catch_all": bool(meta.get("catch_all", False)),
                 "request_timeout": REQUEST_TIMEOUT,
+                # values drawn afresh for every grading (fastapi_vary.py); [] when none
+                "vary": vary,
             },
         )
 
@@ -135,11 +143,12 @@ class FastAPIFamily:
         return await collect_files(sb, task.collect or [APP_PATH])
 
     async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader) -> Grade:
-        checks = task.grading["checks"]
         files = {p: s for p, s in (final.get("files") or {}).items() if s is not None}
+        rng = random.SystemRandom()
+        # this grading's values for the task's [[vary]] tokens: no fixed answer key to replay
+        checks, _ = drawn_checks(task.grading, task.prompt, rng)
         if APP_PATH not in files:
             return _failed(checks, "/workspace/app.py does not exist", imported=False)
-        rng = random.SystemRandom()
         openapi_url = task.grading.get("openapi_url", "/openapi.json")
         canaries = make_canaries(rng, openapi_url, task.grading.get("catch_all", False))
         layout = lay_out(checks, len(canaries), rng)
