@@ -170,9 +170,7 @@ def _shape(token: str, letters: str) -> str:
     return letters
 
 
-def draw(
-    decls: list[dict[str, Any]], checks: list[dict[str, Any]], spec_text: str, rng: random.Random
-) -> dict[str, Any]:
+def draw(decls: list[dict[str, Any]], checks: list[dict[str, Any]], spec_text: str, rng: random.Random) -> dict[str, Any]:
     """One value per token, none colliding with a literal of the task or with another draw."""
     corpus = (spec_text + "\n" + json.dumps(checks)).lower()
     literals = set(_numbers([st["request"].get("json") for c in checks for st in c["steps"]]))
