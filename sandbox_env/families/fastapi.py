@@ -9,6 +9,11 @@ Task source: sandbox_env/tasks/fastapi/<id>/
                 canaries).
   reference.py  the reference app; it must score 1.0.
 
+Drawn values (fastapi_vary.py). Optional [[vary]] tables in task.toml name the values the
+checks send and expect back; each grading draws new ones (random.SystemRandom) and
+substitutes them in every request and expectation before anything else, so there is no
+fixed answer key to replay. grading["vary"] records the declarations.
+
 Grading. The host turns every check into one session of requests; every session runs
 against a freshly imported app.py in its own process. Canary requests made up on the
 host at grading time (random unknown paths, and GET /openapi.json sent exactly as a check
