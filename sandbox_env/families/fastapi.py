@@ -7,6 +7,8 @@ Task source: sandbox_env/tasks/fastapi/<id>/
                 "/openapi.json"; "" when the app serves none), catch_all (true when the spec
                 itself asks for a route matching every path, which turns off the unknown-path
                 canaries).
+                [[vary]]: values the checks send that are drawn afresh for every grading
+                (fastapi_vary.py).
   reference.py  the reference app; it must score 1.0.
 
 Drawn values (fastapi_vary.py). Optional [[vary]] tables in task.toml name the values the
