@@ -91,6 +91,14 @@ def _body(resp: dict) -> bytes:
     return resp["text"].encode() if "text" in resp else base64.b64decode(resp.get("b64", ""))
 
 
+def _json_text(raw: str | None) -> str | None:
+    """A raw body as the replay app keys it: canonical JSON, or None."""
+    try:
+        return json.dumps(json.loads(raw), sort_keys=True) if raw else None
+    except ValueError:
+        return None
+
+
 def _remember(req: dict, resp: dict, openapi_url: str) -> bool:
     """The requests the replay counts as history: not the document, not an unknown path."""
     not_found = resp["status"] == 404 and _body(resp) == b'{"detail":"Not Found"}'
@@ -106,7 +114,7 @@ def answer_key(runs: list, openapi_url: str) -> dict:
                 if "error" in resp:
                     continue
                 query = sorted(list(p) for p in req.get("query", []))
-                body = json.dumps(req["json"], sort_keys=True) if "json" in req else None
+                body = json.dumps(req["json"], sort_keys=True) if "json" in req else _json_text(req.get("content"))
                 key = json.dumps([req["method"], req["path"], query, body])
                 remember = _remember(req, resp, openapi_url)
                 table.setdefault(json.dumps([key, history]), []).append(
