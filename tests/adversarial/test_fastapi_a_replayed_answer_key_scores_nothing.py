@@ -38,6 +38,10 @@ pytestmark = pytest.mark.docker
 COVERED = sorted(
     f.name for f in FASTAPI_TASKS.iterdir() if (f / "task.toml").is_file() and "[[vary]]" in (f / "task.toml").read_text()
 )
+# tasks this replay cannot play faithfully even on fixed checks (its table is keyed on JSON
+# bodies, and a request it does not know gets the plain 404): form bodies, an app's own 404s
+UNFAITHFUL = {"fastapi_form_login", "fastapi_handler_overrides"}
+COVERED = [t for t in COVERED if t not in UNFAITHFUL]
 SKIP_HEADERS = {"content-length", "date", "server", "transfer-encoding"}
 
 REPLAY_APP = """
