@@ -7,7 +7,14 @@ Task source: sandbox_env/tasks/fastapi/<id>/
                 "/openapi.json"; "" when the app serves none), catch_all (true when the spec
                 itself asks for a route matching every path, which turns off the unknown-path
                 canaries).
+                [[vary]]: values the checks send that are drawn afresh for every grading
+                (fastapi_vary.py).
   reference.py  the reference app; it must score 1.0.
+
+Drawn values (fastapi_vary.py). Optional [[vary]] tables in task.toml name the values the
+checks send and expect back; each grading draws new ones (random.SystemRandom) and
+substitutes them in every request and expectation before anything else, so there is no
+fixed answer key to replay. grading["vary"] records the declarations.
 
 Grading. The host turns every check into one session of requests; every session runs
 against a freshly imported app.py in its own process. Canary requests made up on the
@@ -75,6 +82,7 @@ from sandbox_env.families.fastapi_checks import (
     passes_for_catch_all,
     witness_problems,
 )
+from sandbox_env.families.fastapi_vary import VaryError, drawn_checks, normalize, validate
 from sandbox_env.grading import Grader, ReportError
 from sandbox_env.sandbox import ExecResult, Sandbox
 
@@ -120,6 +128,11 @@ class FastAPIFamily:
             raise CheckError(f"{folder.name}: an app answering 200 {{}} everywhere would pass {weak}")
         if not (folder / "reference.py").is_file():
             raise CheckError(f"{folder.name}: no reference.py")
+        vary = normalize(meta.get("vary") or [], folder.name)
+        try:
+            validate(vary, checks, meta["spec"], folder.name)
+        except VaryError as exc:
+            raise CheckError(str(exc)) from exc
         return TaskRow(
             task_id=meta["id"],
             family=self.name,
@@ -133,6 +146,8 @@ class FastAPIFamily:
                 "openapi_url": meta.get("openapi_url", "/openapi.json"),
                 "catch_all": bool(meta.get("catch_all", False)),
                 "request_timeout": REQUEST_TIMEOUT,
+                # values drawn afresh for every grading (fastapi_vary.py); [] when none
+                "vary": vary,
             },
         )
 
@@ -145,11 +160,12 @@ class FastAPIFamily:
         return await collect_files(sb, task.collect or [APP_PATH])
 
     async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader) -> Grade:
-        checks = task.grading["checks"]
         files = {p: s for p, s in (final.get("files") or {}).items() if s is not None}
+        rng = random.SystemRandom()
+        # this grading's values for the task's [[vary]] tokens: no fixed answer key to replay
+        checks, _ = drawn_checks(task.grading, task.prompt, rng)
         if APP_PATH not in files:
             return _failed(checks, "/workspace/app.py does not exist", imported=False)
-        rng = random.SystemRandom()
         openapi_url = task.grading.get("openapi_url", "/openapi.json")
         canaries = make_canaries(rng, openapi_url, task.grading.get("catch_all", False))
         layout = lay_out(checks, len(canaries), rng)

@@ -1,7 +1,9 @@
 """Verification of the fastapi tasks: the reference through a rollout, the controls through grading.
 
 The reference is written with bash (a quoted heredoc) and imported, as a model would;
-it must score 1.0 twice (through the rollout and graded directly). Four controls that
+it must score 1.0 twice (through the rollout and graded directly), and on a task whose
+checks draw values ([[vary]], families/fastapi_vary.py) on REFERENCE_DRAWS gradings in all,
+each with its own draw. Four controls that
 must not pass: an empty app.py, no `app`, a syntax error, and a catch-all app answering
 200 {} everywhere (bounded by CONTROL_BOUNDS across the family). The summary enforces the
 family's minimum task and check counts when the whole family is verified.
@@ -36,6 +38,7 @@ CONTROLS = {
 CONTROL_BOUNDS = {"empty": 0.0, "no_app": 0.0, "syntax": 0.0, "catch_all": 0.02}
 TIER_MINIMUMS = {"easy": 5, "medium": 12, "hard": 17}
 FAMILY_MINIMUMS = {"tasks": 34, "checks": 113}
+REFERENCE_DRAWS = 5  # gradings of the reference, each with a fresh draw, on a task with [[vary]]
 
 
 def _score_of(controls: list[Control], name: str) -> float:
@@ -74,6 +77,9 @@ class FastAPIVerifier:
         again, seconds = await timed(reference_source)
         rest = await asyncio.gather(*(timed(src) for src in CONTROLS.values()))
         out = [_control("reference", ref.grade, 1.0), _control("ref_direct", again, 1.0, seconds)]
+        if task.grading.get("vary"):
+            draws = await asyncio.gather(*(timed(reference_source) for _ in range(REFERENCE_DRAWS - 2)))
+            out += [_control(f"ref_draw_{i + 3}", g, 1.0) for i, (g, _) in enumerate(draws)]
         for (name, _), (grade, secs) in zip(CONTROLS.items(), rest, strict=True):
             out.append(_control(name, grade, 0.0, secs))
         return out

@@ -9,7 +9,9 @@ A mutant is killed when the real grade gives it less than the reference's 1.0:
   host. A few verdicts are replayed through full scripted rollouts (`spot_check`), and every
   declared-equivalent mutant is among them: a survivor's verdict is the real path's.
 - fastapi: at least one check fails; each mutant is graded by the family's real grader (one
-  fresh grading container per mutant: the HTTP driver serves one app per run).
+  fresh grading container per mutant: the HTTP driver serves one app per run). On a task
+  whose checks draw values ([[vary]]), a mutant is killed only when it loses on each of
+  MUTANT_DRAWS gradings, each with its own draw.
 - django: at least one visible (or hidden) test fails; each mutant's deliverables are graded
   by the family's real grader over the pristine tree.
 
@@ -50,6 +52,7 @@ from sandbox_env.verify.mutants import (
 MODELS_PY = RUNTIME_DIR / "orm_fixture" / "shop" / "models.py"
 FAMILY_ORDER = ("orm", "fastapi", "django")
 MUTANT_TIMEOUT = 60
+MUTANT_DRAWS = 3  # gradings of a killed fastapi mutant on a task with [[vary]], each its own draw
 SPOT_KILLS = 6  # killed mutants replayed through the full path per family, besides every survivor
 
 
@@ -269,6 +272,12 @@ async def _grade_each(
         if grade.scoring_error:  # a harness fault says nothing about the mutant: once more
             async with sem:
                 grade = await grade_final(task, {"files": files_of(mutant)}, grader)
+        if family_name == "fastapi" and task.grading.get("vary"):
+            for _ in range(MUTANT_DRAWS - 1):  # killed on every draw, not on a lucky one
+                if grade.scoring_error or grade.score >= 1.0:
+                    break
+                async with sem:
+                    grade = await grade_final(task, {"files": files_of(mutant)}, grader)
         if grade.scoring_error:
             res.problems.append(f"{mutant.name}: harness fault: {grade.scoring_error}")
         failing = [c["name"] for c in grade.checks if not c["passed"]]

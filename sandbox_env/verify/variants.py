@@ -14,6 +14,9 @@ every one of them through the real path:
 `wrong_*` variants of fastapi (`wrong_*.py` apps) and django (`wrong_*/` folders) are played
 here too and must score below 1.0 (a wrong answer with some checks passing keeps its partial
 credit, as the family's reward says). The orm family plays its own `wrong_*.py` (score 0.0).
+On a fastapi task whose checks draw values ([[vary]]), each variant is graded VARY_DRAWS
+times, each with its own draw: an alt_* must score 1.0 on every one, a wrong_* below 1.0 on
+every one (the lowest and the highest score are what is judged).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 ALT_TIMEOUT = 60
+VARY_DRAWS = 3  # gradings per variant of a fastapi task with [[vary]]
 
 
 def variants(family: str, folder: Path, kind: str = "alt") -> dict[str, Any]:
@@ -46,8 +50,8 @@ async def variant_controls(folder: Path, task: Any, ctx: Any) -> list[Any]:
     from sandbox_env.verify.scripted import scripted_rollout
 
     alts = variants(task.family, folder)
-    if task.family != "orm":
-        alts.update(variants(task.family, folder, "wrong"))
+    wrongs = variants(task.family, folder, "wrong") if task.family != "orm" else {}
+    alts.update(wrongs)
     if not alts:
         return []
 
@@ -57,7 +61,14 @@ async def variant_controls(folder: Path, task: Any, ctx: Any) -> list[Any]:
             return (await scripted_rollout(ctx.backend, ctx.image, task, calls, timeout=ALT_TIMEOUT)).grade
         grader = Grader(ctx.backend, ctx.image)
         if task.family == "fastapi":
-            return await grade_final(task, {"files": {"app.py": source}}, grader)
+            if not task.grading.get("vary"):
+                return await grade_final(task, {"files": {"app.py": source}}, grader)
+            runs = [await grade_final(task, {"files": {"app.py": source}}, grader) for _ in range(VARY_DRAWS)]
+            bad = [g for g in runs if g.scoring_error or g.tampered]
+            if bad:
+                return bad[0]
+            # the run that judges the variant: a wrong_* at its highest, an alt_* at its lowest
+            return max(runs, key=lambda g: g.score) if source in wrongs.values() else min(runs, key=lambda g: g.score)
         from sandbox_env.verify.django import VERIFIER
 
         return await grade_final(task, {"files": {**VERIFIER.solution_files(folder), **source}}, grader)
