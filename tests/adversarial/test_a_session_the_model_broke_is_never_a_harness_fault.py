@@ -124,3 +124,16 @@ async def test_a_flood_on_the_sessions_reply_pipe_restarts_only_that_session(bac
 async def test_a_flood_with_spinning_threads_at_the_final_probe_is_the_submissions_zero(backend, image):
     run = await _play(backend, image, [{"tool": "execute_code", "args": {"code": FLOOD_AT_THE_PROBE}}])
     assert run.grade.score == 0.0 and run.grade.scoring_error is None, run.grade.reason
+
+
+# /tmp filled to its size (the session's copy of the database lives there), then the session ended:
+# the restart's preamble cannot copy the fixture, which is the sandbox's own doing.
+FILL_TMP = {
+    "tool": "bash",
+    "args": {"command": "rm -f /tmp/orm.sqlite3; dd if=/dev/zero of=/tmp/fill bs=1M 2>/dev/null; df -h /tmp | tail -1"},
+}
+
+
+async def test_a_session_whose_restart_cannot_copy_its_database_is_the_submissions_zero(backend, image):
+    run = await _play(backend, image, [FILL_TMP, END_THE_SESSION, A_CELL, ANSWER])
+    assert run.grade.score == 0.0 and run.grade.scoring_error is None, run.grade.reason

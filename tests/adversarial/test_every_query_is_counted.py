@@ -230,6 +230,18 @@ def author_report():
 """
 
 
+# Django's own backend asked for a fresh raw connection outside `connect()`: the stack shows Django's
+# sqlite backend opening it, but for no wrapper the connection handler holds.
+BACKEND_CALLED_DIRECTLY = f"""
+from django.db import connection
+
+
+def _open():
+    raw = connection.get_new_connection(connection.get_connection_params())
+    return lambda sql: raw.execute(sql).fetchall()
+{N_PLUS_ONE}"""
+
+
 @pytest.fixture(scope="module")
 def grader(backend, image):
     return Grader(backend, image)
@@ -306,3 +318,9 @@ async def test_honest_raw_sql_through_djangos_cursor_scores_full_marks(grader):
     (grade,) = await _grade(grader, [RAW_CURSOR_REPORT])
     assert grade.score == 1.0, grade.reason
     assert not grade.tampered and grade.scoring_error is None, grade.reason
+
+
+@pytest.mark.docker
+async def test_a_raw_connection_asked_of_djangos_backend_directly_cannot_hide_queries(grader):
+    (grade,) = await _grade(grader, [BACKEND_CALLED_DIRECTLY])
+    _assert_tampered("BACKEND_CALLED_DIRECTLY", grade)

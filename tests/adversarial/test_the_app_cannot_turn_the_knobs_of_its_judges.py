@@ -37,7 +37,10 @@ import struct as _struct
 import threading as _threading
 
 _libc = _ctypes.CDLL(None, use_errno=True)
-_NR = {"x86_64": {"ioprio_set": 251, "sched_setattr": 314}, "aarch64": {"ioprio_set": 30, "sched_setattr": 274}}
+_NR = {
+    "x86_64": {"ioprio_set": 251, "sched_setattr": 314, "prlimit64": 302},
+    "aarch64": {"ioprio_set": 30, "sched_setattr": 274, "prlimit64": 261},
+}
 _NR = _NR[_os.uname().machine]
 _IDLE = 3 << 13  # IOPRIO_CLASS_IDLE
 
@@ -50,6 +53,19 @@ def _syscall(name, *args):
 
 def _driver():
     return _grader_pids()["http_driver.py"][0]
+
+
+# `call` in a forked child, whose pid is not the one the fence was installed with; OSError when refused
+def _in_a_fork(call):
+    pid = _os.fork()
+    if pid == 0:
+        try:
+            call()
+        except OSError:
+            _os._exit(1)
+        _os._exit(0)
+    if _os.waitstatus_to_exitcode(_os.waitpid(pid, 0)[1]) == 1:
+        raise OSError(1, _os.strerror(1))
 
 
 _EVENTS = (_json.dumps({"ev": "status", "status": 200}) + "\\n").encode() * 64
@@ -106,6 +122,16 @@ KNOBS = {
         "_syscall('ioprio_set', 2, _os.getpgid(_target), _IDLE)",
     ),
     "ioprio_set IOPRIO_WHO_USER 0 (every process of the uid)": ("0", "_syscall('ioprio_set', 3, 0, _IDLE)"),
+    # the filter reads an argument's low word only: a pid with high bits set must not slip past it
+    "prlimit64 raw, the driver's pid with high bits set": (
+        "_driver()",
+        "_syscall('prlimit64', _ctypes.c_long(_target | (1 << 32)), 0, (_ctypes.c_uint64 * 2)(1, 1), None)",
+    ),
+    # a fork's pid is not the one the fence was installed with: it is fenced all the same
+    "prlimit64 RLIMIT_CPU of the driver from a fork": (
+        "_driver()",
+        "_in_a_fork(lambda: _resource.prlimit(_target, _resource.RLIMIT_CPU, (1, 1)))",
+    ),
 }
 
 
