@@ -31,7 +31,15 @@ from typing import Any
 
 from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME, TASKS_DIR
 from sandbox_env.families.base import TaskRow
-from sandbox_env.families.orm import CATEGORIES, SESSION_DB, SESSION_ENV, image_db, read_orm_task, start_session
+from sandbox_env.families.orm import (
+    CATEGORIES,
+    SESSION_DB,
+    SESSION_ENV,
+    image_db,
+    load_expected,
+    read_orm_task,
+    start_session,
+)
 from sandbox_env.families.orm_compare import decode_result
 from sandbox_env.runtime.orm_fixture.variants import VARIANTS
 from sandbox_env.sandbox import SandboxBackend
@@ -144,12 +152,12 @@ def admit_variant(
     return plain, "admitted"
 
 
-def _mutant_cells(folder: Path, task_id: str) -> dict[str, str]:
-    """The reference's mutants as cells (those declared equivalent on the hand-written fixture left out)."""
+def _mutant_cells(folder: Path) -> dict[str, str]:
+    """The reference's mutants as cells by name (those declared equivalent on the hand-written fixture left out)."""
     from sandbox_env.verify.sensitivity import declared_equivalents, orm_mutants
 
     skip = declared_equivalents(folder)
-    return {f"{task_id}/mutant:{m.name}": m.source for m in orm_mutants(folder) if m.name not in skip}
+    return {f"mutant:{m.name}": m.source for m in orm_mutants(folder) if m.name not in skip}
 
 
 async def fixture_variant_table(
@@ -157,22 +165,23 @@ async def fixture_variant_table(
 ) -> dict[str, dict[int, tuple[Any, str]]]:
     """For every task folder and drawn variant: (its rows, "admitted") or (None, why it is left out).
 
-    Every reference and wrong answer runs over every drawn variant, built twice (drawn rows
-    inserted in opposite orders): one sandbox per variant and build, every task in it.
+    Every reference, wrong answer and mutant runs over every drawn variant (the references
+    also over a second build whose drawn rows are inserted in the opposite order): one
+    sandbox per variant and build, every task in it.
     """
     references: dict[str, str] = {}
     cells: dict[str, str] = {}  # references, wrong answers and mutants: on the first build only
     universes: dict[str, str] = {}
     wrongs: dict[str, list[str]] = {}
+    bases: dict[str, Any] = {}
     for folder in folders:
-        meta = read_orm_task(folder)
-        universes[meta["id"]] = meta["universe"]
-        references[f"{meta['id']}/reference"] = cells[f"{meta['id']}/reference"] = (folder / "reference.py").read_text()
-        for p in sorted(folder.glob("wrong_*.py")):
-            cells[f"{meta['id']}/{p.stem}"] = p.read_text()
-        mutants = _mutant_cells(folder, meta["id"])
-        cells.update(mutants)
-        wrongs[meta["id"]] = [p.stem for p in sorted(folder.glob("wrong_*.py"))] + [k.split("/", 1)[1] for k in mutants]
+        task_id, universe = (meta := read_orm_task(folder))["id"], meta["universe"]
+        universes[task_id], bases[task_id] = universe, load_expected(folder)
+        references[f"{task_id}/reference"] = cells[f"{task_id}/reference"] = (folder / "reference.py").read_text()
+        answers = {name: calls[0]["args"]["code"] for name, calls in VERIFIER.wrong_calls(folder).items()}
+        answers.update(_mutant_cells(folder))
+        cells.update({f"{task_id}/{name}": code for name, code in answers.items()})
+        wrongs[task_id] = list(answers)
     sem = asyncio.Semaphore(concurrency)
 
     async def run(variant: int, reverse: bool) -> dict[str, Any]:
@@ -181,15 +190,13 @@ async def fixture_variant_table(
 
     drawn = range(1, VARIANTS)
     builds = await asyncio.gather(*(run(v, r) for v in drawn for r in (False, True)))
-    table: dict[str, dict[int, tuple[Any, str]]] = {}
-    for folder in folders:
-        task_id = read_orm_task(folder)["id"]
-        base = json.loads((folder / "expected.json").read_text())["rows"]
-        table[task_id] = {
-            v: admit_variant(task_id, universes[task_id], wrongs[task_id], builds[2 * i], builds[2 * i + 1], base)
+    return {
+        task_id: {
+            v: admit_variant(task_id, universes[task_id], wrongs[task_id], builds[2 * i], builds[2 * i + 1], bases[task_id])
             for i, v in enumerate(drawn)
         }
-    return table
+        for task_id in universes
+    }
 
 
 class OrmVerifier:
