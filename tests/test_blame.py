@@ -35,6 +35,20 @@ def test_waiting_no_longer_than_the_sandbox_used_its_cpu_is_its_own_not_starvati
     assert not judge_time_limit(usage(cpu=1.0, pressure=0.3)).submission
 
 
+def test_a_sandbox_held_to_a_fraction_of_a_cpu_by_its_quota_is_starved_not_busy():
+    # measured on this engine: a 0.05-CPU sandbox used its whole quota and waited about 80 % of the time
+    throttled = Usage(wall=10.1, cpus=0.05, cpu=0.6, cpu_pressure=0.8)
+    verdict = judge_time_limit(throttled)
+    assert not verdict.submission and verdict.why.startswith("starved"), verdict.why
+    # the same figures at one CPU: the sandbox barely ran and mostly waited, starved as well
+    assert not judge_time_limit(Usage(wall=10.1, cpus=1.0, cpu=0.6, cpu_pressure=0.8)).submission
+    # a sandbox of one CPU or more that used its CPU is still busy, whatever its quota
+    assert judge_time_limit(Usage(wall=10.0, cpus=1.0, cpu=9.8, cpu_pressure=0.1)).submission
+    assert judge_time_limit(Usage(wall=10.0, cpus=2.0, cpu=12.0, cpu_pressure=0.3)).submission
+    # and a fractional sandbox that slept is the submission's
+    assert judge_time_limit(Usage(wall=10.0, cpus=0.05, cpu=0.01, cpu_pressure=0.0)).submission
+
+
 def test_a_limit_hit_while_the_sandbox_slept_is_the_submissions_even_on_a_busy_host():
     assert judge_time_limit(usage(cpu=0.01, pressure=0.0)).submission
 

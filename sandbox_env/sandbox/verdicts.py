@@ -17,6 +17,7 @@ STARVED_SHARE = 0.25  # share of the window in which a runnable task of the sand
 LIMIT_WINDOW = 10.0  # a limit that was hit is judged by at most its last this many seconds
 SWARM_SHARE = 0.25  # of the pids limit held at once: the sandbox's processes multiplied
 SELF_WAIT_MARGIN = 0.1  # share of the window by which waiting must exceed the sandbox's own CPU use to be starvation
+NOMINAL_CPUS = 1.0  # a sandbox below one CPU is judged against one: its quota, not its code, sets its pace
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,23 @@ def _self_inflicted(u: Usage) -> str | None:
     own = limits_hit(u)
     if own:
         return own
-    if u.cpu is not None and u.wall > 0 and u.cpu >= BUSY_SHARE * u.cpus * u.wall:
+    if u.cpu is not None and u.wall > 0 and u.cpu >= BUSY_SHARE * _capacity(u) * u.wall:
         return f"its processes used {u.cpu:.1f} s of CPU in {u.wall:.1f} s{_served(u)} (limit {u.cpus:g} CPU)"
     return None
+
+
+def _capacity(u: Usage) -> float:
+    """The CPUs a time limit assumes the sandbox had: its quota, or one CPU when the quota is below one.
+
+    Limits judge code in CPU time. A sandbox held to a fraction of a CPU (a tight `cpus`
+    setting) spends most of any wall-clock window throttled by its quota, and the cgroup
+    counts that as waiting for a CPU: measured against the quota, an honest import that
+    merely ran at the quota's pace would look busy (it used all it was given), so the
+    limit would blame the code for the harness's setting. Against one CPU it reads as what
+    it is, starved. The price, recorded: below one CPU a busy loop cannot be told from
+    honest work that the quota slowed, and both are harness faults; the default is one CPU.
+    """
+    return max(u.cpus, NOMINAL_CPUS)
 
 
 def _served(u: Usage) -> str:
@@ -82,7 +97,7 @@ def judge_time_limit(usage: Usage | None) -> Verdict:
             f"its processes used only {usage.cpu:.1f} s of CPU in {usage.wall:.1f} s "
             "and whether they waited for a CPU could not be measured",
         )
-    used = usage.cpu / (usage.cpus * usage.wall) if usage.wall > 0 and usage.cpus > 0 else 0.0
+    used = usage.cpu / (_capacity(usage) * usage.wall) if usage.wall > 0 else 0.0
     if usage.cpu_pressure >= STARVED_SHARE and usage.cpu_pressure - used >= SELF_WAIT_MARGIN:
         return Verdict(
             False,
