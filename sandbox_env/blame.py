@@ -12,7 +12,9 @@ The rule (docs/architecture.md, "Blame"):
    then the fault followed from what the code under test did, and the 0.0 is its own.
 2. Limits on code under test count the CPU time it consumed, not the wall clock. A
    wall-clock backstop that is hit is the submission's only when its sandbox used its CPU
-   (at least `BUSY_SHARE` of what its CPU limit allowed over the window), hit its pids or
+   (at least `BUSY_SHARE` of what its CPU limit allowed over the window, a limit below one
+   CPU counted as one: a quota that tight sets the pace of honest work, so its use proves
+   nothing against the code, `NOMINAL_CPUS`), hit its pids or
    memory limit (or held a quarter of its pids limit in tasks at once), or did not ask for
    more CPU than it got (it waited on itself: a sleep, a deadlock, a read that never
    returns). Held back while it wanted to run (some task of the sandbox runnable but
