@@ -60,14 +60,14 @@ def load_environment(
             "load_environment is the classic front door (verifiers 0.3.x); with verifiers 0.4 load the "
             "taskset: vf.load_taskset(vf.TasksetConfig(id='websandbox')) or `vf-eval websandbox`"
         )
-    from sandbox_env.env import WebSandboxEnv
+    from sandbox_env.env import WebSandboxClassicEnv
 
     rows = select_rows(load_rows(), family=family, difficulty=difficulty, category=category, task_ids=task_ids)
     if max_turns is None:
         families = {r["info"]["family"] for r in rows}
         max_turns = max(DEFAULT_MAX_TURNS.get(f, DEFAULTS.max_turns) for f in families)
     tasks = build_dataset(rows)
-    return WebSandboxEnv(
+    return WebSandboxClassicEnv(
         dataset=tasks,  # the same tasks train and evaluate: vf-eval reads eval_dataset,
         eval_dataset=tasks,  # and without it logs that it falls back to the train dataset
         image=image or ensure_image(build_if_missing=build_image),

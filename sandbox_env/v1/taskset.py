@@ -6,7 +6,7 @@ The same rows, families, graders and Docker backend as the classic
 
 Decisions:
 - Tasks run on websandbox's own Docker backend, not on one of v1's runtimes:
-  `setup` leases a hardened container (adapter.py), `finalize` takes the final
+  `setup` leases a hardened container (sandbox_env/rollout.py), `finalize` takes the final
   state out and grades it in fresh containers. v1's runtime only hosts the
   harness's chat loop, which is why the env defaults the agent to the `null`
   harness (MCP tools only) on the `subprocess` runtime, and refuses a harness
@@ -18,7 +18,7 @@ Decisions:
 - Reward `score` (weight 1) is the grade's score; the weight-0 metrics are the
   classic ones (`METRIC_NAMES`) plus `sandbox_command_execution_time`
   (mean seconds a tool call took).
-- Blame is the classic front door's (adapter.py): a harness fault (no container,
+- Blame is the classic front door's (sandbox_env/rollout.py): a harness fault (no container,
   a container lost by no doing of the model's, a final state that cannot be read,
   a grading fault that a retry in fresh sandboxes did not cure) still records
   reward 0 and `scoring_error` = 1, and then raises `vf.SandboxError`: the trace
@@ -51,8 +51,8 @@ from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import load_rows, select_rows
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.metrics import metric_values
+from sandbox_env.rollout import Lease, LeaseError, SandboxSettings, close_rollouts, rollouts_for
 from sandbox_env.system_prompt import SYSTEM_PROMPT
-from sandbox_env.v1.adapter import Lease, LeaseError, SandboxSettings, backend_for, close_backends
 from sandbox_env.v1.bridge import bridge, stop_bridge
 from sandbox_env.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
 
@@ -149,9 +149,9 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
 
     async def setup(self, trace: vf.Trace) -> None:
         row = task_row(self.data.task_id, self.data.prompt_text)
-        backend = await backend_for(self.config.settings())
+        rollouts = await rollouts_for(self.config.settings())
         try:
-            lease = await backend.open(row)
+            lease = await rollouts.open(row)
         except LeaseError as exc:
             raise vf.SandboxError(str(exc)) from exc
         _leases[trace.id] = lease
@@ -261,7 +261,7 @@ class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
 
     async def stop(self) -> None:
         await stop_bridge()
-        close_backends()
+        close_rollouts()
 
 
 def _refuse_host_shell(role: str, spec: vf.AgentConfig) -> None:

@@ -10,8 +10,8 @@ import verifiers.v1 as vf
 from mcp.server.mcpserver import MCPServer
 
 from sandbox_env.dataset import load_rows
+from sandbox_env.rollout import Rollouts
 from sandbox_env.v1 import WebSandboxEnv, WebSandboxTaskset, WebSandboxToolset, WebSandboxToolsetConfig
-from sandbox_env.v1.adapter import Backend
 from sandbox_env.v1.taskset import task_row
 
 
@@ -70,7 +70,7 @@ def test_max_sandboxes_is_a_taskset_setting_that_bounds_the_hosts_containers():
     assert _taskset().config.task.settings().max_sandboxes is None  # the host's default (sandbox/budget.py)
     config = vf.resolve_env_config({"taskset": {"id": "websandbox", "task": {"max_sandboxes": 3}}})
     settings = config.taskset.task.settings()
-    backend = Backend(dataclasses.replace(settings, image="any"))  # starts no container
+    backend = Rollouts(dataclasses.replace(settings, image="any"))  # starts no container
     try:
         assert settings.max_sandboxes == 3 and backend.sandboxes.budget.limit == 3
     finally:

@@ -1,27 +1,28 @@
-"""The v1 front door's only door into the sandbox layer.
+"""The rollout core: the one implementation of a rollout's sandbox life, for both front doors.
 
-Everything the taskset needs from websandbox's own machinery goes through this
-module: a sandbox backend with its warm pool, the grader, the two tools and the
-families' setup / collect / grade. Nothing here imports verifiers, so the module
-is the one place that knows the sandbox interface (`SandboxBackend.acquire(image)`,
-`Sandbox(backend, sid)`, `Grader(backend, image)`, `backend.delete(sid)`): the calls
-below are the whole contract.
+Acquire a container and lay the task out in it, run the model's tool calls, replace a
+container the model's own processes ended, take the final state out, release the
+container once, grade in fresh containers. The classic front door (env.py, verifiers
+0.3.x) and the v1 front door (v1/, verifiers 0.4.x) only translate between verifiers
+and this module: nothing here imports verifiers, so both doors get the same behaviour,
+and the in-memory backend tests of the lease logic (tests/v1/test_lease_blame.py) cover
+both.
 
 Decisions:
-- One `Backend` per distinct sandbox configuration and per process, made on first
-  use and torn down by `close_backends()` (the env's `stop()`) or at exit (the
-  Docker backend registers its own `atexit` teardown). Containers, limits, the host's
-  container budget (`max_sandboxes`) and hardening are exactly the classic front
-  door's: same backend, same `Limits`, same pool, same grader.
-- A `Lease` is one rollout's container. Tool calls, the final-state collection
-  and grading are methods of the lease, so a rollout never sees a sandbox id.
+- One `Rollouts` per distinct sandbox configuration (`SandboxSettings`): a sandbox
+  backend, its warm pool and the grader. The v1 door shares one per process
+  (`rollouts_for`, torn down by `close_rollouts()` or at exit: the Docker backend
+  registers its own `atexit` teardown); the classic door makes its own per environment.
+- A `Lease` is one rollout's container. Tool calls, the final-state collection and
+  grading are methods of the lease, so a front door never handles a sandbox id.
+- The final state crosses from run to grade as plain data (a JSON round trip), whichever
+  door asked.
 
-Blame (sandbox_env/blame.py), the classic front door's rule applied the same way:
+Blame (sandbox_env/blame.py):
 - A failure of the harness (no container, a container lost by no doing of its own,
   a collect that cannot read the final state, a grading fault that a retry did not
   cure) is recorded on the lease as `fault` or comes back as a grade with
-  `scoring_error`; the front door turns it into the trace's error so trainers
-  reschedule the rollout.
+  `scoring_error`; each front door turns it into the error its trainers reschedule.
 - What the model's code does inside its container (timeouts, crashes) is tool output.
   A tool call whose sandbox its own processes ended (`SandboxEndedFromInside`: every
   process killed where the agent is in reach, out of memory, the process limit, junk
@@ -37,8 +38,8 @@ Blame (sandbox_env/blame.py), the classic front door's rule applied the same way
 - The rollout's container is removed once its final state is out, before grading asks
   for a grading container, so a rollout never holds two budget slots at once. Every
   exit path removes it: a failed or cancelled setup, a fault, a failed collect,
-  `finish()`, and `release_later()` for the episode's own cleanup (a cancelled await
-  of a removal falls back to a removal in the background).
+  `finish()`, and `release_later()` for exit paths that must not wait (a cancelled
+  await of a removal falls back to a removal in the background).
 """
 
 from __future__ import annotations
@@ -60,12 +61,12 @@ from sandbox_env.sandbox.docker import DockerBackend
 from sandbox_env.sandbox.pool import default_pool_size
 from sandbox_env.tools import check_tool_args, run_tool, sandbox_replaced_message
 
-logger = logging.getLogger("websandbox.v1")
+logger = logging.getLogger("websandbox.rollout")
 
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    """Everything that shapes a sandbox and its grading; the classic `load_environment` arguments."""
+    """Everything that shapes a sandbox and its grading; the `load_environment` and v1 task-config arguments."""
 
     image: str | None = None
     build_image: bool = True
@@ -92,8 +93,8 @@ class SandboxSettings:
         )
 
 
-class Backend:
-    """One sandbox backend, its warm pool and its grader, for one `SandboxSettings`."""
+class Rollouts:
+    """One sandbox backend, its warm pool and its grader, for one `SandboxSettings`: leases come from here."""
 
     def __init__(self, settings: SandboxSettings, sandboxes: SandboxBackend | None = None) -> None:
         """`sandboxes`: another implementation of the sandbox interface (default: Docker with these settings)."""
@@ -149,7 +150,7 @@ class Lease:
     swaps it for a fresh one (`replaced` counts how often).
     """
 
-    backend: Backend
+    rollouts: Rollouts
     task: TaskRow
     sid: str
     fault: str | None = None
@@ -160,7 +161,7 @@ class Lease:
     _last_ending: str = ""
 
     def _sandbox(self, sid: str | None = None) -> Sandbox:
-        return Sandbox(self.backend.sandboxes, sid or self.sid)
+        return Sandbox(self.rollouts.sandboxes, sid or self.sid)
 
     async def call(self, tool: str, args: dict[str, Any]) -> str:
         """Run one tool call with the classic semantics (argument checks, time limit, output cap, formatting).
@@ -175,7 +176,7 @@ class Lease:
             raise LeaseError(self.fault)
         async with self._replacing:  # a call made while the sandbox is being replaced runs in the new one
             sid = self.sid
-        settings = self.backend.settings
+        settings = self.rollouts.settings
         t0 = time.perf_counter()
         try:
             return await run_tool(self._sandbox(sid), tool, args, settings.timeout_per_command_seconds, settings.output_cap)
@@ -195,14 +196,14 @@ class Lease:
             if self.sid != old:  # a concurrent call already replaced it
                 return sandbox_replaced_message(self._last_ending or evidence)
             self._last_ending = evidence
-            self.backend.sandboxes.delete_later(old)
+            self.rollouts.sandboxes.delete_later(old)
             try:
-                new = await self.backend.fresh(self.task)
+                new = await self.rollouts.fresh(self.task)
             except Exception as exc:
                 self.fault = f"the sandbox was ended from inside ({evidence}) and no fresh one could be set up: {exc}"
                 raise LeaseError(self.fault) from exc
             if self.released:  # the rollout ended while the fresh sandbox started
-                self.backend.sandboxes.delete_later(new)
+                self.rollouts.sandboxes.delete_later(new)
                 raise LeaseError("the rollout's sandbox was released while it was being replaced")
             self.sid = new
             self.replaced += 1
@@ -223,7 +224,7 @@ class Lease:
         finally:
             await self.release()  # before grading: a rollout holds one budget slot at a time
         final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
-        return await grade_final(self.task, final, self.backend.grader)
+        return await grade_final(self.task, final, self.rollouts.grader)
 
     async def release(self) -> None:
         """Remove the container now (once; later calls do nothing)."""
@@ -231,9 +232,9 @@ class Lease:
             return
         self.released = True
         try:
-            await self.backend.sandboxes.delete(self.sid)
+            await self.rollouts.sandboxes.delete(self.sid)
         except asyncio.CancelledError:  # a removal that may not have begun: make sure it happens
-            self.backend.sandboxes.delete_later(self.sid)
+            self.rollouts.sandboxes.delete_later(self.sid)
             raise
         except Exception as exc:  # noqa: BLE001 - teardown and gc remove what this misses
             logger.warning("could not remove sandbox %s: %s", short(self.sid), exc)
@@ -243,28 +244,28 @@ class Lease:
         if self.released:
             return
         self.released = True
-        self.backend.sandboxes.delete_later(self.sid)
+        self.rollouts.sandboxes.delete_later(self.sid)
 
 
-_backends: dict[SandboxSettings, Backend] = {}
+_shared: dict[SandboxSettings, Rollouts] = {}
 _backend_lock: asyncio.Lock | None = None
 _backend_loop: asyncio.AbstractEventLoop | None = None
 
 
-async def backend_for(settings: SandboxSettings) -> Backend:
-    """The process's backend for these settings, made on first use (off the event loop)."""
+async def rollouts_for(settings: SandboxSettings) -> Rollouts:
+    """The process's shared `Rollouts` for these settings, made on first use (off the event loop)."""
     global _backend_lock, _backend_loop
     loop = asyncio.get_running_loop()
     if _backend_lock is None or _backend_loop is not loop:
         _backend_lock, _backend_loop = asyncio.Lock(), loop
     async with _backend_lock:
-        if settings not in _backends:
-            _backends[settings] = await asyncio.to_thread(Backend, settings)
-        return _backends[settings]
+        if settings not in _shared:
+            _shared[settings] = await asyncio.to_thread(Rollouts, settings)
+        return _shared[settings]
 
 
-def close_backends() -> None:
-    """Remove every container this process's backends made."""
-    while _backends:
-        _, backend = _backends.popitem()
-        backend.teardown()
+def close_rollouts() -> None:
+    """Remove every container this process's shared `Rollouts` made."""
+    while _shared:
+        _, rollouts = _shared.popitem()
+        rollouts.teardown()
