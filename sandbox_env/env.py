@@ -38,7 +38,7 @@ from sandbox_env.metrics import metric_values
 from sandbox_env.rollout import Lease, LeaseError, Rollouts, SandboxSettings
 from sandbox_env.sandbox import Limits, SandboxBackend
 from sandbox_env.sandbox.docker import DockerBackend
-from sandbox_env.system_prompt import SYSTEM_PROMPT
+from sandbox_env.system_prompt import SYSTEM_PROMPT, system_prompt_for
 from sandbox_env.tools import check_tool_args
 
 logger = logging.getLogger("websandbox")
@@ -95,18 +95,15 @@ class WebSandboxClassicEnv(vf.SandboxEnv):
     def __init__(
         self,
         dataset: Any,
-        image: str,
+        settings: SandboxSettings,
         backend: str = "docker",
-        limits: Limits | None = None,
-        timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds,
-        grading_timeout_seconds: float = DEFAULTS.timeout_seconds,
-        output_cap: int = DEFAULTS.output_cap,
-        pool_size: int = 0,
-        max_sandboxes: int | None = None,
         max_turns: int = DEFAULTS.max_turns,
-        system_prompt: str = SYSTEM_PROMPT,
+        system_prompt: str | None = None,
         **kwargs: Any,
     ) -> None:
+        """`settings.image` names the runtime image (load_environment resolves it); `system_prompt` None: the default."""
+        if settings.image is None:
+            raise ValueError("WebSandboxClassicEnv needs settings.image: build it with `websandbox build-image`")
         # vf.SandboxEnv.__init__ builds a hosted prime-sandboxes client and request that
         # the Docker backend never uses (and that prime-sandboxes may reject), so the
         # grandparent is initialised instead; every SandboxEnv method that would reach the
@@ -116,30 +113,15 @@ class WebSandboxClassicEnv(vf.SandboxEnv):
             tools=[],
             max_turns=max_turns,
             dataset=dataset,
-            system_prompt=system_prompt,
+            system_prompt=system_prompt if system_prompt is not None else system_prompt_for(settings),
             rubric=build_rubric(),
             stop_errors=[vf.SandboxError],
             error_formatter=lambda e: f"Error: {e}",
             **kwargs,
         )
         self.add_rubric(SandboxMonitorRubric())
-        self.image = image
-        limits = limits or Limits()
-        settings = SandboxSettings(
-            image=image,
-            cpus=limits.cpus,
-            memory_mb=limits.memory_mb,
-            pids_limit=limits.pids,
-            workspace_mb=limits.workspace_mb,
-            tmp_mb=limits.tmp_mb,
-            network=limits.network,
-            pool_size=pool_size,
-            max_sandboxes=max_sandboxes,
-            grading_timeout_seconds=grading_timeout_seconds,
-            timeout_per_command_seconds=timeout_per_command_seconds,
-            output_cap=output_cap,
-        )
-        self.rollouts = Rollouts(settings, make_backend(backend, limits, max_sandboxes))
+        self.image = settings.image
+        self.rollouts = Rollouts(settings, make_backend(backend, settings.limits(), settings.max_sandboxes))
         self._leases: dict[str, Lease] = {}  # a rollout's key (sandbox_state["lease"]) -> its lease
         self.add_tool(self.bash, args_to_skip=list(_INJECTED))
         self.add_tool(self.execute_code, args_to_skip=list(_INJECTED))

@@ -51,7 +51,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox_env.constants import DEFAULTS, short
+from sandbox_env.constants import DEFAULTS, short, tool_call_wait_seconds
 from sandbox_env.families import ended_before_collect, get_family, grade_final
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.grading import Grader
@@ -66,7 +66,12 @@ logger = logging.getLogger("websandbox.rollout")
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    """Everything that shapes a sandbox and its grading; the `load_environment` and v1 task-config arguments."""
+    """The one list of the knobs that shape a rollout's sandbox, its tools and its grading.
+
+    `load_environment`'s arguments and the v1 task config carry these names with these
+    defaults (tests/test_settings.py checks both); `Limits` and every time limit that
+    depends on another (`tool_call_wait_seconds`) are derived from here.
+    """
 
     image: str | None = None
     build_image: bool = True
@@ -78,9 +83,14 @@ class SandboxSettings:
     network: bool = DEFAULTS.network
     pool_size: int | None = None  # None: the classic default, no pool (sandbox/pool.py)
     max_sandboxes: int | None = None  # None: the host's default budget (sandbox/budget.py)
-    grading_timeout_seconds: float = DEFAULTS.timeout_seconds
-    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
+    timeout_seconds: float = DEFAULTS.timeout_seconds  # one grading run
+    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds  # one tool call
     output_cap: int = DEFAULTS.output_cap
+
+    @property
+    def tool_call_wait_seconds(self) -> float:
+        """How long a front door may wait for one tool call's answer (a starved call, a replacement)."""
+        return tool_call_wait_seconds(self.timeout_per_command_seconds)
 
     def limits(self) -> Limits:
         return Limits(
@@ -104,7 +114,7 @@ class Rollouts:
         pool_size = default_pool_size() if settings.pool_size is None else settings.pool_size
         self.sandboxes.keep_warm(self.image, pool_size)
         prewarm = max(1, pool_size // 2) if pool_size > 0 else 0
-        self.grader = Grader(self.sandboxes, self.image, timeout=settings.grading_timeout_seconds, prewarm=prewarm)
+        self.grader = Grader(self.sandboxes, self.image, timeout=settings.timeout_seconds, prewarm=prewarm)
 
     async def open(self, task: TaskRow) -> Lease:
         """A ready container with the task laid out; raises `LeaseError` when the harness fails."""

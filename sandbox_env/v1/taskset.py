@@ -52,7 +52,7 @@ from sandbox_env.dataset import load_rows, select_rows
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.metrics import metric_values
 from sandbox_env.rollout import Lease, LeaseError, SandboxSettings, close_rollouts, rollouts_for
-from sandbox_env.system_prompt import SYSTEM_PROMPT
+from sandbox_env.system_prompt import system_prompt_for
 from sandbox_env.v1.bridge import bridge, stop_bridge
 from sandbox_env.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
 
@@ -131,7 +131,7 @@ class WebSandboxTaskConfig(vf.TaskConfig):
             network=self.network,
             pool_size=self.pool_size,
             max_sandboxes=self.max_sandboxes,
-            grading_timeout_seconds=self.timeout_seconds,
+            timeout_seconds=self.timeout_seconds,
             timeout_per_command_seconds=self.timeout_per_command_seconds,
             output_cap=self.output_cap,
         )
@@ -161,6 +161,7 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
         if scope is not None:
             scope.append((trace.id, token, lease))
         trace.state.bridge_token = token
+        trace.state.bridge_wait_seconds = lease.rollouts.settings.tool_call_wait_seconds
         trace.state.bridge_url = await door.start()
 
     async def finalize(self, trace: vf.Trace) -> None:
@@ -219,13 +220,14 @@ class WebSandboxTaskset(vf.Taskset[WebSandboxTask, WebSandboxTasksetConfig]):
     def load(self) -> Iterator[WebSandboxTask]:
         c = self.config
         rows = select_rows(load_rows(), family=c.family, difficulty=c.difficulty, category=c.category, task_ids=c.task_ids)
+        prompt = system_prompt_for(c)  # states this config's per-call limit and output cap
         for row in rows:
             info = row["info"]
             data = WebSandboxData(
                 id=info["task_id"],
                 name=info["task_id"],
                 prompt=row["question"],
-                system_prompt=SYSTEM_PROMPT,
+                system_prompt=prompt,
                 task_id=info["task_id"],
                 family=info["family"],
                 difficulty=info["difficulty"],
