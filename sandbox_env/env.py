@@ -36,8 +36,7 @@ from sandbox_env.constants import DEFAULTS, TOOL_NAMES
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow
 from sandbox_env.metrics import metric_values
 from sandbox_env.rollout import Lease, LeaseError, Rollouts, SandboxSettings
-from sandbox_env.sandbox import Limits, SandboxBackend
-from sandbox_env.sandbox.docker import DockerBackend
+from sandbox_env.sandbox import SandboxBackend
 from sandbox_env.system_prompt import SYSTEM_PROMPT, system_prompt_for
 from sandbox_env.tools import check_tool_args
 
@@ -77,12 +76,6 @@ def build_rubric() -> vf.Rubric:
     return rubric
 
 
-def make_backend(backend: str, limits: Limits, max_sandboxes: int | None = None) -> SandboxBackend:
-    if backend != "docker":
-        raise ValueError(f"backend {backend!r} is not supported here; use backend='docker'")
-    return DockerBackend(limits, max_sandboxes=max_sandboxes)
-
-
 def _cancelling() -> bool:
     """Whether the running task is being cancelled (the env worker is shutting down)."""
     task = asyncio.current_task()
@@ -96,7 +89,6 @@ class WebSandboxClassicEnv(vf.SandboxEnv):
         self,
         dataset: Any,
         settings: SandboxSettings,
-        backend: str = "docker",
         max_turns: int = DEFAULTS.max_turns,
         system_prompt: str | None = None,
         **kwargs: Any,
@@ -121,7 +113,7 @@ class WebSandboxClassicEnv(vf.SandboxEnv):
         )
         self.add_rubric(SandboxMonitorRubric())
         self.image = settings.image
-        self.rollouts = Rollouts(settings, make_backend(backend, settings.limits(), settings.max_sandboxes))
+        self.rollouts = Rollouts(settings)
         self._leases: dict[str, Lease] = {}  # a rollout's key (sandbox_state["lease"]) -> its lease
         self.add_tool(self.bash, args_to_skip=list(_INJECTED))
         self.add_tool(self.execute_code, args_to_skip=list(_INJECTED))

@@ -57,8 +57,8 @@ from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.grading import Grader
 from sandbox_env.image import ensure_image
 from sandbox_env.sandbox import Limits, Sandbox, SandboxBackend, SandboxEndedFromInside
-from sandbox_env.sandbox.docker import DockerBackend
 from sandbox_env.sandbox.pool import default_pool_size
+from sandbox_env.sandbox.registry import DEFAULT_BACKEND, make_backend
 from sandbox_env.tools import check_tool_args, run_tool, sandbox_replaced_message
 
 logger = logging.getLogger("websandbox.rollout")
@@ -75,6 +75,7 @@ class SandboxSettings:
 
     image: str | None = None
     build_image: bool = True
+    backend: str = DEFAULT_BACKEND  # a name of sandbox/registry.py
     cpus: float = DEFAULTS.cpus
     memory_mb: int = DEFAULTS.memory_mb
     pids_limit: int = DEFAULTS.pids_limit
@@ -107,10 +108,10 @@ class Rollouts:
     """One sandbox backend, its warm pool and its grader, for one `SandboxSettings`: leases come from here."""
 
     def __init__(self, settings: SandboxSettings, sandboxes: SandboxBackend | None = None) -> None:
-        """`sandboxes`: another implementation of the sandbox interface (default: Docker with these settings)."""
+        """`sandboxes`: a sandbox backend to use (default: the registry's `settings.backend` with these settings)."""
         self.settings = settings
         self.image = settings.image or ensure_image(build_if_missing=settings.build_image)
-        self.sandboxes = sandboxes or DockerBackend(settings.limits(), max_sandboxes=settings.max_sandboxes)
+        self.sandboxes = sandboxes or make_backend(settings.backend, settings.limits(), max_sandboxes=settings.max_sandboxes)
         pool_size = default_pool_size() if settings.pool_size is None else settings.pool_size
         self.sandboxes.keep_warm(self.image, pool_size)
         prewarm = max(1, pool_size // 2) if pool_size > 0 else 0

@@ -14,6 +14,7 @@ from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import build_dataset, load_rows, select_rows
 from sandbox_env.image import ensure_image
 from sandbox_env.sandbox.pool import default_pool_size
+from sandbox_env.sandbox.registry import DEFAULT_BACKEND
 from sandbox_env.stack import installed_stack
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def load_environment(
     output_cap: int = DEFAULTS.output_cap,
     image: str | None = None,
     build_image: bool = True,
-    backend: str = "docker",
+    backend: str = DEFAULT_BACKEND,
     cpus: float = DEFAULTS.cpus,
     memory_mb: int = DEFAULTS.memory_mb,
     pids_limit: int = DEFAULTS.pids_limit,
@@ -69,6 +70,7 @@ def load_environment(
     settings = SandboxSettings(
         image=image or ensure_image(build_if_missing=build_image),
         build_image=build_image,
+        backend=backend,
         cpus=cpus,
         memory_mb=memory_mb,
         pids_limit=pids_limit,
@@ -85,7 +87,6 @@ def load_environment(
         dataset=tasks,  # the same tasks train and evaluate: vf-eval reads eval_dataset,
         eval_dataset=tasks,  # and without it logs that it falls back to the train dataset
         settings=settings,
-        backend=backend,
         max_turns=max_turns,
         system_prompt=system_prompt,  # None: the default, which states the tools' limits
         timeout_seconds=rollout_timeout_seconds,

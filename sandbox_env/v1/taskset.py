@@ -52,6 +52,7 @@ from sandbox_env.dataset import load_rows, select_rows
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.metrics import metric_values
 from sandbox_env.rollout import Lease, LeaseError, SandboxSettings, close_rollouts, rollouts_for
+from sandbox_env.sandbox.registry import DEFAULT_BACKEND
 from sandbox_env.system_prompt import system_prompt_for
 from sandbox_env.v1.bridge import bridge, stop_bridge
 from sandbox_env.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
@@ -98,6 +99,8 @@ class WebSandboxTaskConfig(vf.TaskConfig):
     image: str | None = None
     """Runtime image; None = the image for the installed sources (built when missing and build_image)."""
     build_image: bool = True
+    backend: str = DEFAULT_BACKEND
+    """The sandbox backend, by its name in sandbox_env/sandbox/registry.py."""
     cpus: float = DEFAULTS.cpus
     memory_mb: int = DEFAULTS.memory_mb
     pids_limit: int = DEFAULTS.pids_limit
@@ -123,6 +126,7 @@ class WebSandboxTaskConfig(vf.TaskConfig):
         return SandboxSettings(
             image=self.image,
             build_image=self.build_image,
+            backend=self.backend,
             cpus=self.cpus,
             memory_mb=self.memory_mb,
             pids_limit=self.pids_limit,
