@@ -224,7 +224,7 @@ class WebSandboxTaskset(vf.Taskset[WebSandboxTask, WebSandboxTasksetConfig]):
     def load(self) -> Iterator[WebSandboxTask]:
         c = self.config
         rows = select_rows(load_rows(), family=c.family, difficulty=c.difficulty, category=c.category, task_ids=c.task_ids)
-        prompt = system_prompt_for(c)  # states this config's per-call limit and output cap
+        prompt = system_prompt_for(c.task)  # states the per-call limit and output cap of this config
         for row in rows:
             info = row["info"]
             data = WebSandboxData(
