@@ -84,6 +84,7 @@ class SandboxSettings:
     network: bool = DEFAULTS.network
     pool_size: int | None = None  # None: the classic default, no pool (sandbox/pool.py)
     max_sandboxes: int | None = None  # None: the host's default budget (sandbox/budget.py)
+    require_evidence: bool = False  # refuse a backend that cannot prove whose a fault is (for training)
     timeout_seconds: float = DEFAULTS.timeout_seconds  # one grading run
     timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds  # one tool call
     output_cap: int = DEFAULTS.output_cap
@@ -112,6 +113,7 @@ class Rollouts:
         self.settings = settings
         self.image = settings.image or ensure_image(build_if_missing=settings.build_image)
         self.sandboxes = sandboxes or make_backend(settings.backend, settings.limits(), max_sandboxes=settings.max_sandboxes)
+        refuse_without_evidence(self.sandboxes, settings)
         pool_size = default_pool_size() if settings.pool_size is None else settings.pool_size
         self.sandboxes.keep_warm(self.image, pool_size)
         prewarm = max(1, pool_size // 2) if pool_size > 0 else 0
@@ -147,6 +149,27 @@ class Rollouts:
 
     def teardown(self) -> None:
         self.sandboxes.teardown()
+
+
+def refuse_without_evidence(sandboxes: SandboxBackend, settings: SandboxSettings) -> None:
+    """With `require_evidence`, refuse a backend that cannot prove whose a fault is; else warn once.
+
+    Without evidence, the blame rule makes every hit backstop and every lost sandbox a
+    harness fault: a wrong answer that hangs or ends its own grading sandbox is
+    rescheduled instead of scored 0.0, which a policy in training can learn to use.
+    """
+    missing = sandboxes.evidence().missing()
+    if not missing:
+        return
+    text = (
+        f"the {settings.backend!r} sandbox backend cannot prove {', '.join(missing)}: every time limit hit and every "
+        "sandbox lost there is a harness fault, so a wrong answer that hangs or ends its own sandbox is rescheduled "
+        "instead of scoring 0.0"
+    )
+    if settings.require_evidence:
+        sandboxes.teardown()
+        raise ValueError(f"{text}. Use an engine on this machine (unset DOCKER_HOST), or set require_evidence=False.")
+    logger.warning("%s; training should set require_evidence=True", text)
 
 
 class LeaseError(RuntimeError):

@@ -50,6 +50,7 @@ def load_environment(
     network: bool = DEFAULTS.network,
     pool_size: int | None = None,
     max_sandboxes: int | None = None,
+    require_evidence: bool = False,
     rollout_timeout_seconds: float | None = None,
     system_prompt: str | None = None,
 ) -> vf.Environment:
@@ -79,6 +80,7 @@ def load_environment(
         network=network,
         pool_size=default_pool_size() if pool_size is None else pool_size,
         max_sandboxes=max_sandboxes,
+        require_evidence=require_evidence,
         timeout_seconds=timeout_seconds,
         timeout_per_command_seconds=timeout_per_command_seconds,
         output_cap=output_cap,

@@ -112,6 +112,8 @@ class WebSandboxTaskConfig(vf.TaskConfig):
     max_sandboxes: int | None = None
     """Containers at once on this host, shared by every env worker of the user (None = the host's default:
     four per core, bounded by memory; sandbox/budget.py). Past it, rollouts and grading runs queue."""
+    require_evidence: bool = False
+    """Refuse a sandbox backend that cannot prove whose a fault is (an engine on another host); set it for training."""
     timeout_seconds: float = DEFAULTS.timeout_seconds
     """Limit of one grading run."""
     timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
@@ -135,6 +137,7 @@ class WebSandboxTaskConfig(vf.TaskConfig):
             network=self.network,
             pool_size=self.pool_size,
             max_sandboxes=self.max_sandboxes,
+            require_evidence=self.require_evidence,
             timeout_seconds=self.timeout_seconds,
             timeout_per_command_seconds=self.timeout_per_command_seconds,
             output_cap=self.output_cap,
