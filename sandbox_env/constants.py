@@ -92,3 +92,14 @@ class Defaults:
 
 
 DEFAULTS = Defaults()
+
+REPLACEMENT_SLACK = 60.0  # seconds: a call whose sandbox was ended from inside waits for a fresh one
+
+
+def tool_call_wait_seconds(timeout_per_command_seconds: float) -> float:
+    """The longest a tool call can take before its answer: its wall-clock backstop, the host's slack, a replacement.
+
+    A front door that waits less (a bridge, a client) would answer "unreachable" while the
+    sandbox still works on the call.
+    """
+    return CALL_BACKSTOP_FACTOR * timeout_per_command_seconds + CALL_SLACK + REPLACEMENT_SLACK

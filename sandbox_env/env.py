@@ -1,8 +1,11 @@
-"""The classic front door: a vf.SandboxEnv subclass for verifiers 0.3.x.
+"""The classic front door: a vf.SandboxEnv subclass for verifiers 0.3.x, over the rollout core.
 
 One sandbox a rollout from the runtime image, the two tools of tools.py, and grading in
-post_rollout (in fresh sandboxes, on the host's terms). The sandboxes come from
-websandbox's own backend (sandbox/), not from the hosted client the parent class builds.
+post_rollout (in fresh sandboxes, on the host's terms). A rollout's sandbox life is a
+`Lease` of the rollout core (sandbox_env/rollout.py), the same one the v1 front door
+uses; this module only translates between it and verifiers 0.3.x (state, tools, errors).
+The sandboxes come from websandbox's own backend (sandbox/), not from the hosted client
+the parent class builds.
 
 Blame (sandbox_env/blame.py) as the rollout sees it:
 - A harness fault (no sandbox, a failed setup such as "the Python session did not
@@ -13,7 +16,8 @@ Blame (sandbox_env/blame.py) as the rollout sees it:
   that stopped on an error is never graded from what it left half done.
 - A tool call whose sandbox its own processes ended (`SandboxEndedFromInside`: kill -9 -1,
   a memory or fork bomb, junk written to the agent) returns a tool message that says so,
-  and the rollout goes on in a fresh sandbox with the task's starting files.
+  and the rollout goes on in a fresh sandbox with the task's starting files (the lease's
+  replacement, which also answers a call that was in flight in the old sandbox).
 - The rollout's container is removed once its final state is out, before grading asks for
   a grading container, so that a rollout never holds two budget slots at once.
 """
@@ -22,24 +26,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
+import uuid
 from typing import Any
 
 import verifiers as vf
 from verifiers.envs.sandbox_env import SandboxMonitorRubric
 
 from sandbox_env.constants import DEFAULTS, TOOL_NAMES
-from sandbox_env.families import ended_before_collect, get_family, grade_final
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow
-from sandbox_env.grading import Grader
-from sandbox_env.sandbox import Limits, Sandbox, SandboxBackend, SandboxEndedFromInside
-from sandbox_env.sandbox.docker import DockerBackend
-from sandbox_env.system_prompt import SYSTEM_PROMPT
-from sandbox_env.tools import check_tool_args, run_bash, run_code, sandbox_replaced_message
+from sandbox_env.metrics import metric_values
+from sandbox_env.rollout import Lease, LeaseError, Rollouts, SandboxSettings
+from sandbox_env.sandbox import SandboxBackend
+from sandbox_env.system_prompt import SYSTEM_PROMPT, system_prompt_for
+from sandbox_env.tools import check_tool_args
 
 logger = logging.getLogger("websandbox")
 
-__all__ = ["SYSTEM_PROMPT", "WebSandboxEnv", "build_rubric", "score"]
+__all__ = ["SYSTEM_PROMPT", "WebSandboxClassicEnv", "build_rubric", "score"]
 
 # what update_tool_args adds to a call; the model never sees or sets these
 _INJECTED = ("sandbox_id", "sandbox_state")
@@ -55,12 +58,7 @@ class HarnessFault(vf.SandboxError):
 
 def _metric(name: str):
     async def metric(state: vf.State) -> float:
-        grade = state.get("grade") or {}
-        if name == "scoring_error":
-            return float(bool(grade.get("scoring_error") or state.get("scoring_error")))
-        if name == "tampered":
-            return float(bool(grade.get("tampered")))
-        return float((grade.get("metrics") or {}).get(name, 0.0))
+        return metric_values(state.get("grade"), state.get("scoring_error"))[name]
 
     metric.__name__ = name
     return metric
@@ -78,36 +76,26 @@ def build_rubric() -> vf.Rubric:
     return rubric
 
 
-def make_backend(backend: str, limits: Limits, max_sandboxes: int | None = None) -> SandboxBackend:
-    if backend != "docker":
-        raise ValueError(f"backend {backend!r} is not supported here; use backend='docker'")
-    return DockerBackend(limits, max_sandboxes=max_sandboxes)
-
-
 def _cancelling() -> bool:
     """Whether the running task is being cancelled (the env worker is shutting down)."""
     task = asyncio.current_task()
     return bool(task is not None and task.cancelling())
 
 
-class WebSandboxEnv(vf.SandboxEnv):
+class WebSandboxClassicEnv(vf.SandboxEnv):
     """One container per rollout from the runtime image; graded in fresh containers on the host's terms."""
 
     def __init__(
         self,
         dataset: Any,
-        image: str,
-        backend: str = "docker",
-        limits: Limits | None = None,
-        timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds,
-        grading_timeout_seconds: float = DEFAULTS.timeout_seconds,
-        output_cap: int = DEFAULTS.output_cap,
-        pool_size: int = 0,
-        max_sandboxes: int | None = None,
+        settings: SandboxSettings,
         max_turns: int = DEFAULTS.max_turns,
-        system_prompt: str = SYSTEM_PROMPT,
+        system_prompt: str | None = None,
         **kwargs: Any,
     ) -> None:
+        """`settings.image` names the runtime image (load_environment resolves it); `system_prompt` None: the default."""
+        if settings.image is None:
+            raise ValueError("WebSandboxClassicEnv needs settings.image: build it with `websandbox build-image`")
         # vf.SandboxEnv.__init__ builds a hosted prime-sandboxes client and request that
         # the Docker backend never uses (and that prime-sandboxes may reject), so the
         # grandparent is initialised instead; every SandboxEnv method that would reach the
@@ -117,61 +105,36 @@ class WebSandboxEnv(vf.SandboxEnv):
             tools=[],
             max_turns=max_turns,
             dataset=dataset,
-            system_prompt=system_prompt,
+            system_prompt=system_prompt if system_prompt is not None else system_prompt_for(settings),
             rubric=build_rubric(),
             stop_errors=[vf.SandboxError],
             error_formatter=lambda e: f"Error: {e}",
             **kwargs,
         )
         self.add_rubric(SandboxMonitorRubric())
-        self.image = image
-        self.timeout_per_command_seconds = timeout_per_command_seconds
-        self.output_cap = output_cap
-        self.backend = make_backend(backend, limits or Limits(), max_sandboxes)
-        self.backend.keep_warm(image, pool_size)
-        self.grader = Grader(
-            self.backend, image, timeout=grading_timeout_seconds, prewarm=max(1, pool_size // 2) if pool_size > 0 else 0
-        )
+        self.image = settings.image
+        self.rollouts = Rollouts(settings)
+        self._leases: dict[str, Lease] = {}  # a rollout's key (sandbox_state["lease"]) -> its lease
         self.add_tool(self.bash, args_to_skip=list(_INJECTED))
         self.add_tool(self.execute_code, args_to_skip=list(_INJECTED))
         assert tuple(self.tool_map) == TOOL_NAMES
 
+    @property
+    def backend(self) -> SandboxBackend:
+        """The sandbox backend the rollouts use."""
+        return self.rollouts.sandboxes
+
     # -- tools ------------------------------------------------------------------------------
-    def _sandbox(self, sandbox_id: str) -> Sandbox:
-        return Sandbox(self.backend, sandbox_id)
-
-    async def _timed(self, sandbox_state: dict, run) -> str:
-        t0 = time.perf_counter()
+    async def _tool(self, name: str, args: dict[str, Any], sandbox_state: dict) -> str:
+        lease = self._leases.get(sandbox_state.get("lease", ""))
+        if lease is None:
+            raise HarnessFault(f"{name}: the rollout has no sandbox (its setup did not complete)")
         try:
-            return await run
+            return await lease.call(name, args)
+        except LeaseError as exc:
+            raise HarnessFault(str(exc)) from exc
         finally:
-            sandbox_state["command_execution_times"].append(time.perf_counter() - t0)
-
-    async def _tool(self, name: str, sandbox_id: str, sandbox_state: dict, run) -> str:
-        sid = sandbox_state.get("sandbox_id") or sandbox_id  # the current one, after any replacement
-        try:
-            return await self._timed(sandbox_state, run(self._sandbox(sid)))
-        except SandboxEndedFromInside as exc:
-            return await self._replace_sandbox(sandbox_state, sid, exc.evidence)
-        except Exception as exc:
-            raise HarnessFault(f"{name} failed in the sandbox: {exc}") from exc
-
-    async def _replace_sandbox(self, sandbox_state: dict, old: str, evidence: str) -> str:
-        """The model's own processes ended its sandbox: a fresh one, set up like the first, and a message."""
-        self.backend.delete_later(old)
-        task = TaskRow.from_info(sandbox_state["info"])
-        new = None
-        try:
-            new = await self.backend.acquire(self.image)
-            await get_family(task.family).setup(self._sandbox(new), task)
-        except Exception as exc:
-            if new is not None:
-                self.backend.delete_later(new)
-            raise HarnessFault(f"the sandbox was ended from inside ({evidence}) and no fresh one could be set up: {exc}") from exc
-        sandbox_state["sandbox_id"] = new
-        sandbox_state["replaced"] = sandbox_state.get("replaced", 0) + 1
-        logger.info("task %s: sandbox replaced after it was ended from inside (%s)", task.task_id, evidence)
-        return sandbox_replaced_message(evidence)
+            _mirror(lease, sandbox_state)
 
     async def bash(self, command: str, sandbox_id: str, sandbox_state: dict) -> str:
         """Run a bash command in /workspace of the sandbox and return its output and exit code.
@@ -179,8 +142,7 @@ class WebSandboxEnv(vf.SandboxEnv):
         Args:
             command: the shell command to run (bash -c).
         """
-        run = lambda sb: run_bash(sb, command, self.timeout_per_command_seconds, self.output_cap)  # noqa: E731
-        return await self._tool("bash", sandbox_id, sandbox_state, run)
+        return await self._tool("bash", {"command": command}, sandbox_state)
 
     async def execute_code(self, code: str, sandbox_id: str, sandbox_state: dict) -> str:
         """Run Python code in a persistent session in the sandbox; variables are kept between calls.
@@ -188,8 +150,7 @@ class WebSandboxEnv(vf.SandboxEnv):
         Args:
             code: Python source; prints and the value of a final expression are returned.
         """
-        run = lambda sb: run_code(sb, code, self.timeout_per_command_seconds, self.output_cap)  # noqa: E731
-        return await self._tool("execute_code", sandbox_id, sandbox_state, run)
+        return await self._tool("execute_code", {"code": code}, sandbox_state)
 
     def update_tool_args(
         self, tool_name: str, tool_args: dict[str, Any], messages: vf.Messages, state: vf.State, **kwargs: Any
@@ -216,39 +177,36 @@ class WebSandboxEnv(vf.SandboxEnv):
     async def setup_state(self, state: vf.State, **kwargs: Any) -> vf.State:
         """Take a ready sandbox for the rollout and lay out the task in it; any failure is a harness fault."""
         task = TaskRow.from_info(state["info"])
+        key = uuid.uuid4().hex
         sandbox_state = {
             "ready": False,
             "ready_wait_time": 0.0,
             "command_execution_times": [],
             "replaced": 0,
             "info": state["info"],
+            "lease": key,
         }
         state["sandbox_state"] = sandbox_state
-        t0 = time.perf_counter()
+        t0 = asyncio.get_running_loop().time()
         try:
-            sid = await self.backend.acquire(self.image)
-        except Exception as exc:
-            raise HarnessFault(f"no sandbox for task {task.task_id}: {exc}") from exc
-        state["sandbox_id"] = sandbox_state["sandbox_id"] = sid
-        sandbox_state["ready_wait_time"] = time.perf_counter() - t0
-        try:
-            await get_family(task.family).setup(self._sandbox(sid), task)
-        except Exception as exc:
-            raise HarnessFault(f"setting up task {task.task_id} failed: {exc}") from exc
+            lease = await self.rollouts.open(task)
+        except LeaseError as exc:
+            raise HarnessFault(str(exc)) from exc
+        self._leases[key] = lease
+        sandbox_state["command_execution_times"] = lease.command_seconds  # one list: the monitor rubric reads it
+        _mirror(lease, sandbox_state)
+        state["sandbox_id"] = lease.sid
+        sandbox_state["ready_wait_time"] = asyncio.get_running_loop().time() - t0
         sandbox_state["ready"] = True
         return await vf.StatefulToolEnv.setup_state(self, state, **kwargs)
 
     async def _release_sandbox(self, state: vf.State) -> None:
         """Remove the rollout's sandbox (once; later calls do nothing)."""
-        sid = _current_sandbox(state)
         sandbox_state = state.get("sandbox_state") or {}
-        if sid is None or sandbox_state.get("removed"):
-            return
-        sandbox_state["removed"] = True
-        try:
-            await self.backend.delete(sid)
-        except Exception as exc:  # noqa: BLE001 - teardown, the reaper and gc remove what this misses
-            logger.warning("could not remove sandbox %s: %s", sid, exc)
+        lease = self._leases.pop(sandbox_state.get("lease", ""), None)
+        if lease is not None:
+            await lease.release()
+            sandbox_state["removed"] = True
 
     async def _grade(self, state: vf.State, task: TaskRow) -> Grade:
         error = state.get("error")
@@ -259,17 +217,11 @@ class WebSandboxEnv(vf.SandboxEnv):
             return Grade(0.0, f"not graded: the rollout stopped on an error ({type(error).__name__}: {error})")
         if _cancelling():
             return Grade.harness_fault("the rollout was cancelled before it was graded (the run is shutting down)")
-        sid = _current_sandbox(state)
-        if sid is None or not (state.get("sandbox_state") or {}).get("ready"):
+        sandbox_state = state.get("sandbox_state") or {}
+        lease = self._leases.get(sandbox_state.get("lease", ""))
+        if lease is None or not sandbox_state.get("ready"):
             return Grade.harness_fault("the sandbox never became ready")
-        try:
-            final = await get_family(task.family).collect(self._sandbox(sid), task)
-        except SandboxEndedFromInside as exc:
-            return ended_before_collect(exc.evidence)
-        except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
-            return Grade.harness_fault(f"could not take the final state out of the sandbox: {exc}")
-        await self._release_sandbox(state)  # before grading: a rollout holds one budget slot at a time
-        return await grade_final(task, final, self.grader)
+        return await lease.finish()  # collect, release (one budget slot at a time), grade
 
     async def post_rollout(self, state: vf.State) -> None:
         """Take the final state out of the rollout container and grade it in fresh ones."""
@@ -295,11 +247,17 @@ class WebSandboxEnv(vf.SandboxEnv):
     @vf.teardown
     async def teardown_sandboxes(self) -> None:
         """Remove every sandbox this env's backend made (pools included)."""
-        self.backend.teardown()
+        self.rollouts.teardown()
 
     @vf.teardown
     async def teardown_sandbox_client(self) -> None:
         """Nothing more to close: the backend's teardown removed everything (no hosted client exists)."""
+
+
+def _mirror(lease: Lease, sandbox_state: dict) -> None:
+    """What the lease knows that tests and the monitor rubric read from the rollout's state."""
+    sandbox_state["sandbox_id"] = lease.sid
+    sandbox_state["replaced"] = lease.replaced
 
 
 def _current_sandbox(state: vf.State) -> str | None:

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import build_dataset, load_rows, select_rows
 from sandbox_env.image import ensure_image
-from sandbox_env.sandbox import Limits
 from sandbox_env.sandbox.pool import default_pool_size
+from sandbox_env.sandbox.registry import DEFAULT_BACKEND
 from sandbox_env.stack import installed_stack
-from sandbox_env.system_prompt import SYSTEM_PROMPT
 
 if TYPE_CHECKING:
     import verifiers as vf
@@ -42,7 +41,7 @@ def load_environment(
     output_cap: int = DEFAULTS.output_cap,
     image: str | None = None,
     build_image: bool = True,
-    backend: str = "docker",
+    backend: str = DEFAULT_BACKEND,
     cpus: float = DEFAULTS.cpus,
     memory_mb: int = DEFAULTS.memory_mb,
     pids_limit: int = DEFAULTS.pids_limit,
@@ -51,8 +50,9 @@ def load_environment(
     network: bool = DEFAULTS.network,
     pool_size: int | None = None,
     max_sandboxes: int | None = None,
+    require_evidence: bool = False,
     rollout_timeout_seconds: float | None = None,
-    system_prompt: str = SYSTEM_PROMPT,
+    system_prompt: str | None = None,
 ) -> vf.Environment:
     """Build the classic environment; every argument is documented in this folder's README."""
     if installed_stack() == "v1":
@@ -60,25 +60,36 @@ def load_environment(
             "load_environment is the classic front door (verifiers 0.3.x); with verifiers 0.4 load the "
             "taskset: vf.load_taskset(vf.TasksetConfig(id='websandbox')) or `vf-eval websandbox`"
         )
-    from sandbox_env.env import WebSandboxEnv
+    from sandbox_env.env import WebSandboxClassicEnv
+    from sandbox_env.rollout import SandboxSettings
 
     rows = select_rows(load_rows(), family=family, difficulty=difficulty, category=category, task_ids=task_ids)
     if max_turns is None:
         families = {r["info"]["family"] for r in rows}
         max_turns = max(DEFAULT_MAX_TURNS.get(f, DEFAULTS.max_turns) for f in families)
     tasks = build_dataset(rows)
-    return WebSandboxEnv(
-        dataset=tasks,  # the same tasks train and evaluate: vf-eval reads eval_dataset,
-        eval_dataset=tasks,  # and without it logs that it falls back to the train dataset
+    settings = SandboxSettings(
         image=image or ensure_image(build_if_missing=build_image),
+        build_image=build_image,
         backend=backend,
-        limits=Limits(cpus=cpus, memory_mb=memory_mb, pids=pids_limit, workspace_mb=workspace_mb, tmp_mb=tmp_mb, network=network),
-        timeout_per_command_seconds=timeout_per_command_seconds,
-        grading_timeout_seconds=timeout_seconds,
-        output_cap=output_cap,
+        cpus=cpus,
+        memory_mb=memory_mb,
+        pids_limit=pids_limit,
+        workspace_mb=workspace_mb,
+        tmp_mb=tmp_mb,
+        network=network,
         pool_size=default_pool_size() if pool_size is None else pool_size,
         max_sandboxes=max_sandboxes,
+        require_evidence=require_evidence,
+        timeout_seconds=timeout_seconds,
+        timeout_per_command_seconds=timeout_per_command_seconds,
+        output_cap=output_cap,
+    )
+    return WebSandboxClassicEnv(
+        dataset=tasks,  # the same tasks train and evaluate: vf-eval reads eval_dataset,
+        eval_dataset=tasks,  # and without it logs that it falls back to the train dataset
+        settings=settings,
         max_turns=max_turns,
-        system_prompt=system_prompt,
+        system_prompt=system_prompt,  # None: the default, which states the tools' limits
         timeout_seconds=rollout_timeout_seconds,
     )

@@ -2,6 +2,7 @@
 
 from sandbox_env.sandbox.interface import Sandbox, SandboxBackend
 from sandbox_env.sandbox.types import (
+    Evidence,
     ExecResult,
     Limits,
     PyResult,
@@ -12,6 +13,7 @@ from sandbox_env.sandbox.types import (
 )
 
 __all__ = [
+    "Evidence",
     "ExecResult",
     "Limits",
     "PyResult",

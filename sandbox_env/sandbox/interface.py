@@ -45,7 +45,7 @@ from sandbox_env.constants import (
     short,
 )
 from sandbox_env.sandbox.pool import WarmPool
-from sandbox_env.sandbox.types import ExecResult, Limits, PyResult, SandboxStarved
+from sandbox_env.sandbox.types import Evidence, ExecResult, Limits, PyResult, SandboxStarved
 from sandbox_env.sandbox.usage import Usage, UsagePoint
 from sandbox_env.sandbox.verdicts import LIMIT_WINDOW, judge_time_limit
 
@@ -127,6 +127,10 @@ class SandboxBackend(ABC):
         """Remove every sandbox this backend made (also from atexit); it creates nothing afterwards."""
 
     # -- evidence for blame (see blame.py) ---------------------------------------------------
+    def evidence(self) -> Evidence:
+        """What this backend can prove about its sandboxes (none by default: a backend declares what it has)."""
+        return Evidence()
+
     def usage_point(self, sandbox_id: str) -> UsagePoint | None:
         """What the sandbox has consumed so far, read without blocking (None: this backend cannot measure)."""
         return None

@@ -8,6 +8,7 @@ from sandbox_env.constants import DEFAULTS
 from sandbox_env.sandbox.usage import Usage, UsageTrace
 
 __all__ = [
+    "Evidence",
     "ExecResult",
     "Limits",
     "PyResult",
@@ -49,6 +50,33 @@ class SandboxStarved(SandboxError):
     def __init__(self, message: str, evidence: dict) -> None:
         super().__init__(message)
         self.evidence = evidence
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a backend can prove about its sandboxes, so that a fault is blamed on evidence, not on its absence.
+
+    `usage`: what a sandbox consumed (CPU time, CPU pressure, limit events) as the host
+    measured it, so a hit time limit and a silent agent can be judged (blame.py, rules 2-3);
+    `limits_changed`: whether its limits were changed from outside (rule 5);
+    `ended_from_inside`: whether a sandbox that died was ended by its own processes (rule 3).
+    Without one of them, the blame rule calls the fault the harness's: a wrong answer
+    that ends or hangs its own sandbox gets a rescheduled rollout instead of its 0.0. So a
+    backend declares what it lacks, and training can refuse it (`require_evidence`).
+    """
+
+    usage: bool = False
+    limits_changed: bool = False
+    ended_from_inside: bool = False
+
+    def missing(self) -> list[str]:
+        """The kinds of evidence this backend cannot give, in words."""
+        names = {
+            "usage": "what a sandbox consumed (CPU time and pressure, limit events)",
+            "limits_changed": "limits changed from outside",
+            "ended_from_inside": "a sandbox ended by its own processes",
+        }
+        return [text for name, text in names.items() if not getattr(self, name)]
 
 
 @dataclass

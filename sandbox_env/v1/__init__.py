@@ -2,7 +2,8 @@
 
 Importing this package needs verifiers 0.4.x; the classic front door is
 `sandbox_env.env` (verifiers 0.3.x). Both drive the same families, graders and
-Docker backend; `adapter.py` is the only module here that touches them.
+Docker backend through the one rollout core (`sandbox_env/rollout.py`), which is all
+of websandbox that this package uses besides the families' data.
 """
 
 from sandbox_env.v1.taskset import (

@@ -6,7 +6,7 @@ The same rows, families, graders and Docker backend as the classic
 
 Decisions:
 - Tasks run on websandbox's own Docker backend, not on one of v1's runtimes:
-  `setup` leases a hardened container (adapter.py), `finalize` takes the final
+  `setup` leases a hardened container (sandbox_env/rollout.py), `finalize` takes the final
   state out and grades it in fresh containers. v1's runtime only hosts the
   harness's chat loop, which is why the env defaults the agent to the `null`
   harness (MCP tools only) on the `subprocess` runtime, and refuses a harness
@@ -18,7 +18,7 @@ Decisions:
 - Reward `score` (weight 1) is the grade's score; the weight-0 metrics are the
   classic ones (`METRIC_NAMES`) plus `sandbox_command_execution_time`
   (mean seconds a tool call took).
-- Blame is the classic front door's (adapter.py): a harness fault (no container,
+- Blame is the classic front door's (sandbox_env/rollout.py): a harness fault (no container,
   a container lost by no doing of the model's, a final state that cannot be read,
   a grading fault that a retry in fresh sandboxes did not cure) still records
   reward 0 and `scoring_error` = 1, and then raises `vf.SandboxError`: the trace
@@ -51,8 +51,9 @@ from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import load_rows, select_rows
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.metrics import metric_values
-from sandbox_env.system_prompt import SYSTEM_PROMPT
-from sandbox_env.v1.adapter import Lease, LeaseError, SandboxSettings, backend_for, close_backends
+from sandbox_env.rollout import Lease, LeaseError, SandboxSettings, close_rollouts, rollouts_for
+from sandbox_env.sandbox.registry import DEFAULT_BACKEND
+from sandbox_env.system_prompt import system_prompt_for
 from sandbox_env.v1.bridge import bridge, stop_bridge
 from sandbox_env.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
 
@@ -98,6 +99,8 @@ class WebSandboxTaskConfig(vf.TaskConfig):
     image: str | None = None
     """Runtime image; None = the image for the installed sources (built when missing and build_image)."""
     build_image: bool = True
+    backend: str = DEFAULT_BACKEND
+    """The sandbox backend, by its name in sandbox_env/sandbox/registry.py."""
     cpus: float = DEFAULTS.cpus
     memory_mb: int = DEFAULTS.memory_mb
     pids_limit: int = DEFAULTS.pids_limit
@@ -109,6 +112,8 @@ class WebSandboxTaskConfig(vf.TaskConfig):
     max_sandboxes: int | None = None
     """Containers at once on this host, shared by every env worker of the user (None = the host's default:
     four per core, bounded by memory; sandbox/budget.py). Past it, rollouts and grading runs queue."""
+    require_evidence: bool = False
+    """Refuse a sandbox backend that cannot prove whose a fault is (an engine on another host); set it for training."""
     timeout_seconds: float = DEFAULTS.timeout_seconds
     """Limit of one grading run."""
     timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
@@ -123,6 +128,7 @@ class WebSandboxTaskConfig(vf.TaskConfig):
         return SandboxSettings(
             image=self.image,
             build_image=self.build_image,
+            backend=self.backend,
             cpus=self.cpus,
             memory_mb=self.memory_mb,
             pids_limit=self.pids_limit,
@@ -131,7 +137,8 @@ class WebSandboxTaskConfig(vf.TaskConfig):
             network=self.network,
             pool_size=self.pool_size,
             max_sandboxes=self.max_sandboxes,
-            grading_timeout_seconds=self.timeout_seconds,
+            require_evidence=self.require_evidence,
+            timeout_seconds=self.timeout_seconds,
             timeout_per_command_seconds=self.timeout_per_command_seconds,
             output_cap=self.output_cap,
         )
@@ -149,9 +156,9 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
 
     async def setup(self, trace: vf.Trace) -> None:
         row = task_row(self.data.task_id, self.data.prompt_text)
-        backend = await backend_for(self.config.settings())
+        rollouts = await rollouts_for(self.config.settings())
         try:
-            lease = await backend.open(row)
+            lease = await rollouts.open(row)
         except LeaseError as exc:
             raise vf.SandboxError(str(exc)) from exc
         _leases[trace.id] = lease
@@ -161,6 +168,7 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
         if scope is not None:
             scope.append((trace.id, token, lease))
         trace.state.bridge_token = token
+        trace.state.bridge_wait_seconds = lease.rollouts.settings.tool_call_wait_seconds
         trace.state.bridge_url = await door.start()
 
     async def finalize(self, trace: vf.Trace) -> None:
@@ -219,13 +227,14 @@ class WebSandboxTaskset(vf.Taskset[WebSandboxTask, WebSandboxTasksetConfig]):
     def load(self) -> Iterator[WebSandboxTask]:
         c = self.config
         rows = select_rows(load_rows(), family=c.family, difficulty=c.difficulty, category=c.category, task_ids=c.task_ids)
+        prompt = system_prompt_for(c.task)  # states the per-call limit and output cap of this config
         for row in rows:
             info = row["info"]
             data = WebSandboxData(
                 id=info["task_id"],
                 name=info["task_id"],
                 prompt=row["question"],
-                system_prompt=SYSTEM_PROMPT,
+                system_prompt=prompt,
                 task_id=info["task_id"],
                 family=info["family"],
                 difficulty=info["difficulty"],
@@ -261,7 +270,7 @@ class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
 
     async def stop(self) -> None:
         await stop_bridge()
-        close_backends()
+        close_rollouts()
 
 
 def _refuse_host_shell(role: str, spec: vf.AgentConfig) -> None:

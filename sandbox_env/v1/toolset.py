@@ -20,9 +20,13 @@ from typing import Any
 import httpx
 import verifiers.v1 as vf
 
-# Tool calls may legitimately take the per-call limit plus grading-free overhead;
-# the sandbox side enforces the real limit, this only bounds a hung bridge.
-BRIDGE_TIMEOUT_SECONDS = 600.0
+from sandbox_env.constants import DEFAULTS, tool_call_wait_seconds
+
+# How long a call may wait on the bridge when the rollout's state does not say (the env
+# worker sets `bridge_wait_seconds` from its settings: constants.tool_call_wait_seconds, the
+# call's wall-clock backstop and slack plus a replacement sandbox); the sandbox side enforces
+# the real limit, this only bounds a hung bridge.
+FALLBACK_BRIDGE_WAIT_SECONDS = tool_call_wait_seconds(DEFAULTS.timeout_per_command_seconds)
 
 
 class WebSandboxState(vf.State):
@@ -32,6 +36,8 @@ class WebSandboxState(vf.State):
     """Loopback address of the env worker's tool bridge (wiped before the trace is saved)."""
     bridge_token: str | None = None
     """This rollout's bearer token for the bridge (wiped before the trace is saved)."""
+    bridge_wait_seconds: float | None = None
+    """How long one tool call may wait for its answer, derived from the per-command limit."""
     grade: dict[str, Any] | None = None
     """What grading made of the final state: score, reason, checks, metrics, scoring_error."""
 
@@ -47,7 +53,7 @@ class WebSandboxToolset(vf.Toolset[WebSandboxToolsetConfig, WebSandboxState]):
         state = self.state
         if not state.bridge_url or not state.bridge_token:
             return "error: this rollout has no sandbox (its setup did not complete)"
-        async with httpx.AsyncClient(timeout=BRIDGE_TIMEOUT_SECONDS) as client:
+        async with httpx.AsyncClient(timeout=state.bridge_wait_seconds or FALLBACK_BRIDGE_WAIT_SECONDS) as client:
             try:
                 resp = await client.post(
                     f"{state.bridge_url}/call",

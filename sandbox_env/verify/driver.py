@@ -28,10 +28,10 @@ from sandbox_env.verify.variants import variant_controls
 
 async def verify(rows: list[TaskRow], concurrency: int) -> bool:
     from sandbox_env.image import ensure_image
-    from sandbox_env.sandbox.docker import DockerBackend
+    from sandbox_env.sandbox.registry import make_backend
 
     image = await asyncio.to_thread(ensure_image)
-    backend = DockerBackend()
+    backend = make_backend()
     ctx = VerifyContext(backend, image)
     sem = asyncio.Semaphore(concurrency)
     results: dict[str, list[Control]] = {}

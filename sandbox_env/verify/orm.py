@@ -315,10 +315,10 @@ VERIFIER = OrmVerifier()
 async def freeze_expected(folders: list[Path]) -> None:
     """Run each reference over a rebuilt database and write its rows to expected.json."""
     from sandbox_env.image import ensure_image
-    from sandbox_env.sandbox.docker import DockerBackend
+    from sandbox_env.sandbox.registry import make_backend
 
     image = await asyncio.to_thread(ensure_image)
-    backend = DockerBackend()
+    backend = make_backend()
     sem = asyncio.Semaphore(2)
 
     async def one(folder: Path) -> None:

@@ -401,10 +401,10 @@ def print_report(by_family: dict[str, list[TaskSensitivity]], disagreements: lis
 async def main_mutants(rows: list[Any], concurrency: int) -> bool:
     """build_tasks.py --mutants: the chosen rows' families and tasks; prints the report, returns ok."""
     from sandbox_env.image import ensure_image
-    from sandbox_env.sandbox.docker import DockerBackend
+    from sandbox_env.sandbox.registry import make_backend
 
     image = await asyncio.to_thread(ensure_image)
-    client = DockerBackend()
+    client = make_backend()
     families = list(dict.fromkeys(r.family for r in rows))
     ids = [r.task_id for r in rows]
     t0 = time.perf_counter()

@@ -10,8 +10,8 @@ import verifiers.v1 as vf
 from mcp.server.mcpserver import MCPServer
 
 from sandbox_env.dataset import load_rows
+from sandbox_env.rollout import Rollouts, SandboxSettings
 from sandbox_env.v1 import WebSandboxEnv, WebSandboxTaskset, WebSandboxToolset, WebSandboxToolsetConfig
-from sandbox_env.v1.adapter import Backend
 from sandbox_env.v1.taskset import task_row
 
 
@@ -70,8 +70,23 @@ def test_max_sandboxes_is_a_taskset_setting_that_bounds_the_hosts_containers():
     assert _taskset().config.task.settings().max_sandboxes is None  # the host's default (sandbox/budget.py)
     config = vf.resolve_env_config({"taskset": {"id": "websandbox", "task": {"max_sandboxes": 3}}})
     settings = config.taskset.task.settings()
-    backend = Backend(dataclasses.replace(settings, image="any"))  # starts no container
+    backend = Rollouts(dataclasses.replace(settings, image="any"))  # starts no container
     try:
         assert settings.max_sandboxes == 3 and backend.sandboxes.budget.limit == 3
     finally:
         backend.teardown()
+
+
+def test_the_task_config_takes_every_setting_by_its_name_and_default():
+    fields = _taskset().config.task.__class__.model_fields
+    expected = {f.name: f.default for f in dataclasses.fields(SandboxSettings)}
+    missing = [name for name in expected if name not in fields]
+    assert missing == [], f"the v1 task config lacks settings {missing}"
+    differ = {n: (fields[n].default, d) for n, d in expected.items() if fields[n].default != d}
+    assert differ == {}, f"defaults differ from SandboxSettings: {differ}"
+    assert _taskset().config.task.settings() == SandboxSettings()
+
+
+def test_the_model_is_told_the_configured_per_call_limit():
+    task = next(iter(_taskset(task={"timeout_per_command_seconds": 45})))
+    assert "time limit of 45 seconds" in " ".join(task.data.system_prompt.split())

@@ -49,7 +49,7 @@ from sandbox_env.sandbox.budget import SandboxBudget, Slot, default_max_sandboxe
 from sandbox_env.sandbox.docker import cgroup, fuse, reaper
 from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
 from sandbox_env.sandbox.docker.diagnose import diagnose
-from sandbox_env.sandbox.docker.engine import docker_client, engine_info
+from sandbox_env.sandbox.docker.engine import docker_client, engine_info, engine_on_local_socket
 from sandbox_env.sandbox.docker.events import ContainerEvents
 from sandbox_env.sandbox.docker.hardening import Grant, refuses_capability, sys_resource_grant
 from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
@@ -57,7 +57,7 @@ from sandbox_env.sandbox.docker.procs import stopped_supervisor
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.interface import SandboxBackend
 from sandbox_env.sandbox.runs import current_run_id, hold_run
-from sandbox_env.sandbox.types import Limits, SandboxError
+from sandbox_env.sandbox.types import Evidence, Limits, SandboxError
 from sandbox_env.sandbox.usage import Usage, UsagePoint, between, changed_limits
 
 logger = logging.getLogger("websandbox.sandbox")
@@ -189,6 +189,18 @@ class DockerBackend(SandboxBackend):
                 for sid in ids:
                     self._delete_quietly(sid)
         self._events.stop()
+
+    def evidence(self) -> Evidence:
+        """All of it for an engine of this machine whose cgroups the host reads; none for another host's engine.
+
+        An engine behind `DOCKER_HOST` on another machine runs containers whose cgroups
+        this host cannot read (docker/cgroup.py finds none), so it can prove neither what
+        a sandbox consumed, nor a limit changed from outside, nor that a silent agent's own
+        sandbox kept it busy: such an engine is a backend without evidence.
+        """
+        if engine_on_local_socket() and cgroup.ROOT.is_dir():
+            return Evidence(usage=True, limits_changed=True, ended_from_inside=True)
+        return Evidence()
 
     def usage_point(self, sandbox_id: str) -> UsagePoint | None:
         rec = self._records.get(sandbox_id)

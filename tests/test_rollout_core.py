@@ -1,4 +1,7 @@
-"""The v1 lease's blame logic, without containers: what is the model's, what is the harness's.
+"""The rollout core's lease logic, without containers: what is the model's, what is the harness's.
+
+Both front doors (env.py for verifiers 0.3.x, v1/ for 0.4.x) run their rollouts through
+this one lease (sandbox_env/rollout.py), so these cases cover both.
 
 The sandbox interface is played in memory (`PlayedBackend`) for the smoke family, with
 failures on cue, so that each exit path can be taken on purpose: a sandbox ended from
@@ -17,13 +20,18 @@ from typing import Any
 
 import pytest
 
+from sandbox_env.dataset import load_rows
+from sandbox_env.families.base import TaskRow
+from sandbox_env.rollout import Lease, LeaseError, Rollouts, SandboxSettings
 from sandbox_env.sandbox import SandboxBackend, SandboxEndedFromInside, SandboxError
 from sandbox_env.tools import ToolArgumentError
-from sandbox_env.v1.adapter import Backend, Lease, LeaseError, SandboxSettings
-from sandbox_env.v1.taskset import task_row
 
 ANSWER = {"command": "echo 'hello, sandbox' > /workspace/hello.txt"}
 ENDED = "its processes ran out of memory: the kernel's OOM killer ended the agent"
+
+
+def _task(task_id: str) -> TaskRow:
+    return next(TaskRow.from_info(r["info"]) for r in load_rows() if r["info"]["task_id"] == task_id)
 
 
 def _ended() -> SandboxEndedFromInside:
@@ -122,12 +130,12 @@ def played() -> PlayedBackend:
 
 
 @pytest.fixture
-def backend(played) -> Backend:
-    return Backend(SandboxSettings(image="image", pool_size=0), played)
+def backend(played) -> Rollouts:
+    return Rollouts(SandboxSettings(image="image", pool_size=0), played)
 
 
-async def _lease(backend: Backend) -> Lease:
-    return await backend.open(task_row("smoke_hello"))
+async def _lease(backend: Rollouts) -> Lease:
+    return await backend.open(_task("smoke_hello"))
 
 
 async def test_a_tool_call_whose_sandbox_its_processes_ended_goes_on_in_a_fresh_sandbox_set_up_like_the_first(backend, played):

@@ -1,27 +1,28 @@
-"""The v1 front door's only door into the sandbox layer.
+"""The rollout core: the one implementation of a rollout's sandbox life, for both front doors.
 
-Everything the taskset needs from websandbox's own machinery goes through this
-module: a sandbox backend with its warm pool, the grader, the two tools and the
-families' setup / collect / grade. Nothing here imports verifiers, so the module
-is the one place that knows the sandbox interface (`SandboxBackend.acquire(image)`,
-`Sandbox(backend, sid)`, `Grader(backend, image)`, `backend.delete(sid)`): the calls
-below are the whole contract.
+Acquire a container and lay the task out in it, run the model's tool calls, replace a
+container the model's own processes ended, take the final state out, release the
+container once, grade in fresh containers. The classic front door (env.py, verifiers
+0.3.x) and the v1 front door (v1/, verifiers 0.4.x) only translate between verifiers
+and this module: nothing here imports verifiers, so both doors get the same behaviour,
+and the in-memory backend tests of the lease logic (tests/v1/test_lease_blame.py) cover
+both.
 
 Decisions:
-- One `Backend` per distinct sandbox configuration and per process, made on first
-  use and torn down by `close_backends()` (the env's `stop()`) or at exit (the
-  Docker backend registers its own `atexit` teardown). Containers, limits, the host's
-  container budget (`max_sandboxes`) and hardening are exactly the classic front
-  door's: same backend, same `Limits`, same pool, same grader.
-- A `Lease` is one rollout's container. Tool calls, the final-state collection
-  and grading are methods of the lease, so a rollout never sees a sandbox id.
+- One `Rollouts` per distinct sandbox configuration (`SandboxSettings`): a sandbox
+  backend, its warm pool and the grader. The v1 door shares one per process
+  (`rollouts_for`, torn down by `close_rollouts()` or at exit: the Docker backend
+  registers its own `atexit` teardown); the classic door makes its own per environment.
+- A `Lease` is one rollout's container. Tool calls, the final-state collection and
+  grading are methods of the lease, so a front door never handles a sandbox id.
+- The final state crosses from run to grade as plain data (a JSON round trip), whichever
+  door asked.
 
-Blame (sandbox_env/blame.py), the classic front door's rule applied the same way:
+Blame (sandbox_env/blame.py):
 - A failure of the harness (no container, a container lost by no doing of its own,
   a collect that cannot read the final state, a grading fault that a retry did not
   cure) is recorded on the lease as `fault` or comes back as a grade with
-  `scoring_error`; the front door turns it into the trace's error so trainers
-  reschedule the rollout.
+  `scoring_error`; each front door turns it into the error its trainers reschedule.
 - What the model's code does inside its container (timeouts, crashes) is tool output.
   A tool call whose sandbox its own processes ended (`SandboxEndedFromInside`: every
   process killed where the agent is in reach, out of memory, the process limit, junk
@@ -37,8 +38,8 @@ Blame (sandbox_env/blame.py), the classic front door's rule applied the same way
 - The rollout's container is removed once its final state is out, before grading asks
   for a grading container, so a rollout never holds two budget slots at once. Every
   exit path removes it: a failed or cancelled setup, a fault, a failed collect,
-  `finish()`, and `release_later()` for the episode's own cleanup (a cancelled await
-  of a removal falls back to a removal in the background).
+  `finish()`, and `release_later()` for exit paths that must not wait (a cancelled
+  await of a removal falls back to a removal in the background).
 """
 
 from __future__ import annotations
@@ -50,25 +51,31 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox_env.constants import DEFAULTS, short
+from sandbox_env.constants import DEFAULTS, short, tool_call_wait_seconds
 from sandbox_env.families import ended_before_collect, get_family, grade_final
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.grading import Grader
 from sandbox_env.image import ensure_image
 from sandbox_env.sandbox import Limits, Sandbox, SandboxBackend, SandboxEndedFromInside
-from sandbox_env.sandbox.docker import DockerBackend
 from sandbox_env.sandbox.pool import default_pool_size
+from sandbox_env.sandbox.registry import DEFAULT_BACKEND, make_backend
 from sandbox_env.tools import check_tool_args, run_tool, sandbox_replaced_message
 
-logger = logging.getLogger("websandbox.v1")
+logger = logging.getLogger("websandbox.rollout")
 
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    """Everything that shapes a sandbox and its grading; the classic `load_environment` arguments."""
+    """The one list of the knobs that shape a rollout's sandbox, its tools and its grading.
+
+    `load_environment`'s arguments and the v1 task config carry these names with these
+    defaults (tests/test_settings.py checks both); `Limits` and every time limit that
+    depends on another (`tool_call_wait_seconds`) are derived from here.
+    """
 
     image: str | None = None
     build_image: bool = True
+    backend: str = DEFAULT_BACKEND  # a name of sandbox/registry.py
     cpus: float = DEFAULTS.cpus
     memory_mb: int = DEFAULTS.memory_mb
     pids_limit: int = DEFAULTS.pids_limit
@@ -77,9 +84,15 @@ class SandboxSettings:
     network: bool = DEFAULTS.network
     pool_size: int | None = None  # None: the classic default, no pool (sandbox/pool.py)
     max_sandboxes: int | None = None  # None: the host's default budget (sandbox/budget.py)
-    grading_timeout_seconds: float = DEFAULTS.timeout_seconds
-    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
+    require_evidence: bool = False  # refuse a backend that cannot prove whose a fault is (for training)
+    timeout_seconds: float = DEFAULTS.timeout_seconds  # one grading run
+    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds  # one tool call
     output_cap: int = DEFAULTS.output_cap
+
+    @property
+    def tool_call_wait_seconds(self) -> float:
+        """How long a front door may wait for one tool call's answer (a starved call, a replacement)."""
+        return tool_call_wait_seconds(self.timeout_per_command_seconds)
 
     def limits(self) -> Limits:
         return Limits(
@@ -92,18 +105,19 @@ class SandboxSettings:
         )
 
 
-class Backend:
-    """One sandbox backend, its warm pool and its grader, for one `SandboxSettings`."""
+class Rollouts:
+    """One sandbox backend, its warm pool and its grader, for one `SandboxSettings`: leases come from here."""
 
     def __init__(self, settings: SandboxSettings, sandboxes: SandboxBackend | None = None) -> None:
-        """`sandboxes`: another implementation of the sandbox interface (default: Docker with these settings)."""
+        """`sandboxes`: a sandbox backend to use (default: the registry's `settings.backend` with these settings)."""
         self.settings = settings
         self.image = settings.image or ensure_image(build_if_missing=settings.build_image)
-        self.sandboxes = sandboxes or DockerBackend(settings.limits(), max_sandboxes=settings.max_sandboxes)
+        self.sandboxes = sandboxes or make_backend(settings.backend, settings.limits(), max_sandboxes=settings.max_sandboxes)
+        refuse_without_evidence(self.sandboxes, settings)
         pool_size = default_pool_size() if settings.pool_size is None else settings.pool_size
         self.sandboxes.keep_warm(self.image, pool_size)
         prewarm = max(1, pool_size // 2) if pool_size > 0 else 0
-        self.grader = Grader(self.sandboxes, self.image, timeout=settings.grading_timeout_seconds, prewarm=prewarm)
+        self.grader = Grader(self.sandboxes, self.image, timeout=settings.timeout_seconds, prewarm=prewarm)
 
     async def open(self, task: TaskRow) -> Lease:
         """A ready container with the task laid out; raises `LeaseError` when the harness fails."""
@@ -137,6 +151,27 @@ class Backend:
         self.sandboxes.teardown()
 
 
+def refuse_without_evidence(sandboxes: SandboxBackend, settings: SandboxSettings) -> None:
+    """With `require_evidence`, refuse a backend that cannot prove whose a fault is; else warn once.
+
+    Without evidence, the blame rule makes every hit backstop and every lost sandbox a
+    harness fault: a wrong answer that hangs or ends its own grading sandbox is
+    rescheduled instead of scored 0.0, which a policy in training can learn to use.
+    """
+    missing = sandboxes.evidence().missing()
+    if not missing:
+        return
+    text = (
+        f"the {settings.backend!r} sandbox backend cannot prove {', '.join(missing)}: every time limit hit and every "
+        "sandbox lost there is a harness fault, so a wrong answer that hangs or ends its own sandbox is rescheduled "
+        "instead of scoring 0.0"
+    )
+    if settings.require_evidence:
+        sandboxes.teardown()
+        raise ValueError(f"{text}. Use an engine on this machine (unset DOCKER_HOST), or set require_evidence=False.")
+    logger.warning("%s; training should set require_evidence=True", text)
+
+
 class LeaseError(RuntimeError):
     """The harness, not the model, failed: no sandbox, or a sandbox that broke."""
 
@@ -149,7 +184,7 @@ class Lease:
     swaps it for a fresh one (`replaced` counts how often).
     """
 
-    backend: Backend
+    rollouts: Rollouts
     task: TaskRow
     sid: str
     fault: str | None = None
@@ -160,7 +195,7 @@ class Lease:
     _last_ending: str = ""
 
     def _sandbox(self, sid: str | None = None) -> Sandbox:
-        return Sandbox(self.backend.sandboxes, sid or self.sid)
+        return Sandbox(self.rollouts.sandboxes, sid or self.sid)
 
     async def call(self, tool: str, args: dict[str, Any]) -> str:
         """Run one tool call with the classic semantics (argument checks, time limit, output cap, formatting).
@@ -175,7 +210,7 @@ class Lease:
             raise LeaseError(self.fault)
         async with self._replacing:  # a call made while the sandbox is being replaced runs in the new one
             sid = self.sid
-        settings = self.backend.settings
+        settings = self.rollouts.settings
         t0 = time.perf_counter()
         try:
             return await run_tool(self._sandbox(sid), tool, args, settings.timeout_per_command_seconds, settings.output_cap)
@@ -195,14 +230,14 @@ class Lease:
             if self.sid != old:  # a concurrent call already replaced it
                 return sandbox_replaced_message(self._last_ending or evidence)
             self._last_ending = evidence
-            self.backend.sandboxes.delete_later(old)
+            self.rollouts.sandboxes.delete_later(old)
             try:
-                new = await self.backend.fresh(self.task)
+                new = await self.rollouts.fresh(self.task)
             except Exception as exc:
                 self.fault = f"the sandbox was ended from inside ({evidence}) and no fresh one could be set up: {exc}"
                 raise LeaseError(self.fault) from exc
             if self.released:  # the rollout ended while the fresh sandbox started
-                self.backend.sandboxes.delete_later(new)
+                self.rollouts.sandboxes.delete_later(new)
                 raise LeaseError("the rollout's sandbox was released while it was being replaced")
             self.sid = new
             self.replaced += 1
@@ -223,7 +258,7 @@ class Lease:
         finally:
             await self.release()  # before grading: a rollout holds one budget slot at a time
         final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
-        return await grade_final(self.task, final, self.backend.grader)
+        return await grade_final(self.task, final, self.rollouts.grader)
 
     async def release(self) -> None:
         """Remove the container now (once; later calls do nothing)."""
@@ -231,9 +266,9 @@ class Lease:
             return
         self.released = True
         try:
-            await self.backend.sandboxes.delete(self.sid)
+            await self.rollouts.sandboxes.delete(self.sid)
         except asyncio.CancelledError:  # a removal that may not have begun: make sure it happens
-            self.backend.sandboxes.delete_later(self.sid)
+            self.rollouts.sandboxes.delete_later(self.sid)
             raise
         except Exception as exc:  # noqa: BLE001 - teardown and gc remove what this misses
             logger.warning("could not remove sandbox %s: %s", short(self.sid), exc)
@@ -243,28 +278,28 @@ class Lease:
         if self.released:
             return
         self.released = True
-        self.backend.sandboxes.delete_later(self.sid)
+        self.rollouts.sandboxes.delete_later(self.sid)
 
 
-_backends: dict[SandboxSettings, Backend] = {}
+_shared: dict[SandboxSettings, Rollouts] = {}
 _backend_lock: asyncio.Lock | None = None
 _backend_loop: asyncio.AbstractEventLoop | None = None
 
 
-async def backend_for(settings: SandboxSettings) -> Backend:
-    """The process's backend for these settings, made on first use (off the event loop)."""
+async def rollouts_for(settings: SandboxSettings) -> Rollouts:
+    """The process's shared `Rollouts` for these settings, made on first use (off the event loop)."""
     global _backend_lock, _backend_loop
     loop = asyncio.get_running_loop()
     if _backend_lock is None or _backend_loop is not loop:
         _backend_lock, _backend_loop = asyncio.Lock(), loop
     async with _backend_lock:
-        if settings not in _backends:
-            _backends[settings] = await asyncio.to_thread(Backend, settings)
-        return _backends[settings]
+        if settings not in _shared:
+            _shared[settings] = await asyncio.to_thread(Rollouts, settings)
+        return _shared[settings]
 
 
-def close_backends() -> None:
-    """Remove every container this process's backends made."""
-    while _backends:
-        _, backend = _backends.popitem()
-        backend.teardown()
+def close_rollouts() -> None:
+    """Remove every container this process's shared `Rollouts` made."""
+    while _shared:
+        _, rollouts = _shared.popitem()
+        rollouts.teardown()

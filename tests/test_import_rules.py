@@ -1,0 +1,148 @@
+"""The package's import rules, kept by a test: layers that only import downward, no cycle, no stray stack.
+
+docs/architecture.md ("Import rules") states them; this test reads every module of
+`sandbox_env` with `ast` (nothing is imported) and fails on any rule broken:
+
+- each top-level part of the package sits in a layer (LAYERS) and imports only parts of
+  its own layer or below: the sandbox layer never reaches grading, families or a front
+  door; families never reach verify or a front door; the rollout core never reaches a
+  front door;
+- `runtime/` (programs that run inside containers) imports nothing of `sandbox_env`
+  outside `runtime/`;
+- the parts below the front doors import no verifiers, so both stacks share them;
+- the installed package imports nothing from the checkout's root (tests, bench,
+  build_tasks, environments);
+- no two modules import each other, directly or through others (no cycle).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import sandbox_env
+
+PACKAGE = Path(sandbox_env.__file__).resolve().parent
+LAYERS = {
+    0: {"constants", "text", "stack", "runtime", "__init__"},
+    1: {"sandbox", "grader_programs", "dataset", "system_prompt", "viewer"},
+    2: {"blame", "tools", "image"},
+    3: {"grading"},
+    4: {"families", "metrics"},
+    5: {"verify", "rollout"},
+    6: {"env", "v1", "policy", "eval_runs", "eval_report", "eval_live", "supervise"},
+    7: {"eval_v1", "cli"},
+}
+LAYER_OF = {part: layer for layer, parts in LAYERS.items() for part in parts}
+NO_VERIFIERS_BELOW = 6  # front doors and what stands on them may import verifiers; nothing under them
+ROOT_MODULES = {"tests", "bench", "build_tasks", "environments", "websandbox", "conftest"}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for f in PACKAGE.rglob("*.py"):
+        rel = f.relative_to(PACKAGE)
+        if rel.parts[0] in {"tasks", "data"} or "__pycache__" in rel.parts:
+            continue
+        parts = ["sandbox_env", *rel.with_suffix("").parts]
+        if parts[-1] == "__init__" and len(parts) > 2:
+            parts.pop()
+        out[".".join(parts)] = f
+    return out
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """Every module name an import statement of the file names (resolved relative imports included)."""
+    pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            found |= {f"{module}.{a.name}" for a in node.names}
+    return found
+
+
+MODULES = _modules()
+IMPORTS = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _part(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_every_part_of_the_package_has_a_layer():
+    assert sorted({_part(m) for m in MODULES} - set(LAYER_OF)) == []
+
+
+def test_each_part_imports_only_its_own_layer_or_below():
+    broken = []
+    for name, found in IMPORTS.items():
+        mine = LAYER_OF[_part(name)]
+        for other in found:
+            if other.startswith("sandbox_env.") and other in MODULES and LAYER_OF[_part(other)] > mine:
+                broken.append(f"{name} imports {other} (layer {LAYER_OF[_part(other)]} > {mine})")
+    assert broken == []
+
+
+def test_the_container_programs_import_nothing_of_the_host_package():
+    broken = [
+        f"{name} imports {o}"
+        for name, found in IMPORTS.items()
+        if _part(name) == "runtime"
+        for o in found
+        if o.startswith("sandbox_env") and not o.startswith("sandbox_env.runtime")
+    ]
+    assert broken == []
+
+
+def test_nothing_under_the_front_doors_imports_verifiers():
+    broken = [
+        name
+        for name, found in IMPORTS.items()
+        if LAYER_OF[_part(name)] < NO_VERIFIERS_BELOW and any(o == "verifiers" or o.startswith("verifiers.") for o in found)
+    ]
+    assert broken == []
+
+
+def test_the_package_imports_nothing_from_the_checkouts_root():
+    broken = [f"{name} imports {o}" for name, found in IMPORTS.items() for o in found if o.split(".")[0] in ROOT_MODULES]
+    assert broken == []
+
+
+def test_no_module_imports_itself_through_others():
+    edges = {n: {o for o in found if o in MODULES and o != n and not n.startswith(o + ".")} for n, found in IMPORTS.items()}
+    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in edges:
+        if v not in index:
+            visit(v)
+    assert cycles == []
