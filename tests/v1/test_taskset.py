@@ -75,3 +75,14 @@ def test_max_sandboxes_is_a_taskset_setting_that_bounds_the_hosts_containers():
         assert settings.max_sandboxes == 3 and backend.sandboxes.budget.limit == 3
     finally:
         backend.teardown()
+
+
+def test_load_environments_hint_on_verifiers_0_4_names_a_call_that_works():
+    import websandbox
+
+    with pytest.raises(RuntimeError) as caught:
+        websandbox.load_environment()
+    code = str(caught.value).split("`")[1]
+    scope: dict = {}
+    exec(code, scope)  # the hint's own code, as a user would paste it
+    assert isinstance(scope["taskset"], WebSandboxTaskset)
