@@ -265,12 +265,23 @@ class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
 
 
 def _refuse_host_shell(role: str, spec: vf.AgentConfig) -> None:
+    """Refuse a harness that runs commands itself, on every runtime: its work would never be graded.
+
+    On the subprocess runtime its commands would run on this host, outside any sandbox; on a
+    container runtime they would run in a container of verifiers' own (not websandbox's
+    hardened, graded sandbox), so the task's sandbox would be graded untouched.
+    """
     from verifiers.v1.utils.loaders import harness_class
 
     harness = spec.harness.id if spec.harness is not None else "null"
-    if isinstance(spec.runtime, vf.SubprocessConfig) and harness_class(harness).EXECUTES_CODE:
+    if harness_class(harness).EXECUTES_CODE:
+        where = (
+            "on this host, outside the sandbox"
+            if isinstance(spec.runtime, vf.SubprocessConfig)
+            else "in a container of the runtime's own, which websandbox never grades"
+        )
         raise ValueError(
-            f"--env.{role}.harness.id {harness}: that harness runs commands itself, and on the subprocess runtime it "
-            "would run them on this host, outside the sandbox. websandbox gives the model bash and execute_code "
-            "through its own tools: use the null harness (the default), or a container runtime for the harness."
+            f"--env.{role}.harness.id {harness}: that harness runs commands itself, {where}. websandbox gives the "
+            "model bash and execute_code through its own tools and grades what they did: use the null harness "
+            "(the default)."
         )

@@ -86,3 +86,12 @@ def test_load_environments_hint_on_verifiers_0_4_names_a_call_that_works():
     scope: dict = {}
     exec(code, scope)  # the hint's own code, as a user would paste it
     assert isinstance(scope["taskset"], WebSandboxTaskset)
+
+
+def test_a_harness_that_runs_commands_itself_is_refused_on_a_container_runtime_too():
+    config = vf.resolve_env_config(
+        {"taskset": {"id": "websandbox"}, "agent": {"harness": {"id": "bash"}, "runtime": {"type": "docker"}}}
+    )
+    assert config.agent.runtime.type == "docker"
+    with pytest.raises(ValueError, match="websandbox never grades"):
+        vf.load_environment(config)
