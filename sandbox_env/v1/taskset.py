@@ -147,6 +147,33 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
     def key(self) -> str:
         return self.data.task_id
 
+    async def validate(self, runtime: vf.Runtime | None = None) -> bool | None:
+        """`vf-validate`'s gold check: the task's reference, played as tool calls, scores 1.0 through the real grader.
+
+        In a sandbox of its own, set up as a rollout's, graded in fresh grading sandboxes;
+        a harness fault is an error, not a verdict. None when the installed package holds no
+        reference for the task. (`vf-validate`'s noop check grades the untouched task.)
+        """
+        from sandbox_env.verify import reference_calls
+
+        row = task_row(self.data.task_id, self.data.prompt_text)
+        try:
+            calls = reference_calls(row.family, row.task_id)
+        except (KeyError, OSError):
+            return None
+        backend = await backend_for(self.config.settings())
+        lease = await backend.open(row)
+        try:
+            for call in calls:
+                await lease.call(call["tool"], call["args"])
+        except BaseException:
+            lease.release_later()
+            raise
+        grade = await lease.finish()
+        if grade.scoring_error:
+            raise vf.SandboxError(f"grading the reference of {row.task_id} failed: {grade.scoring_error}")
+        return grade.score == 1.0
+
     async def setup(self, trace: vf.Trace) -> None:
         row = task_row(self.data.task_id, self.data.prompt_text)
         backend = await backend_for(self.config.settings())

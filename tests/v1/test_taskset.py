@@ -95,3 +95,21 @@ def test_a_harness_that_runs_commands_itself_is_refused_on_a_container_runtime_t
     assert config.agent.runtime.type == "docker"
     with pytest.raises(ValueError, match="websandbox never grades"):
         vf.load_environment(config)
+
+
+@pytest.mark.docker
+async def test_the_gold_check_plays_the_reference_through_the_real_grader(image):
+    tasks = {t.data.task_id: t for t in _taskset(task_ids=["smoke_hello", "fastapi_path_order"], task={"image": image})}
+    assert await tasks["smoke_hello"].validate() is True
+    assert await tasks["fastapi_path_order"].validate() is True
+
+
+@pytest.mark.docker
+async def test_the_gold_check_fails_when_the_played_answer_does_not_solve_the_task(image, monkeypatch):
+    import sandbox_env.verify
+
+    monkeypatch.setattr(
+        sandbox_env.verify, "reference_calls", lambda family, task_id: [{"tool": "bash", "args": {"command": "true"}}]
+    )
+    task = next(iter(_taskset(task_ids=["smoke_hello"], task={"image": image})))
+    assert await task.validate() is False
