@@ -1,6 +1,7 @@
-# The jobs a new user runs: `make eval` (the main job) and `make test` on the classic
-# stack (verifiers 0.3.x, venv .venv); `make eval-v1` and `make test-v1` on the v1 stack
-# (verifiers 0.4.x, what prime-rl speaks; venv .venv-v1). Each sets everything up first:
+# The jobs a new user runs: `make eval-v1` (the main job, on verifiers 0.4.x, what a plain
+# install gets and prime-rl speaks; venv .venv-v1) and `make test-all` (every test of both
+# stacks). The classic stack (verifiers 0.3.x, venv .venv) has `make eval` and `make test`;
+# `make test-v1` runs the v1 suite alone. Each sets everything up first:
 # a venv with uv, the project, the verifiers environment, the compiled dataset and the
 # runtime image.
 VENV := .venv
@@ -17,7 +18,7 @@ V1_ENV := PATH=$(CURDIR)/$(VENV_V1)/bin:$(PATH) VIRTUAL_ENV=$(CURDIR)/$(VENV_V1)
 export UV_COMPILE_BYTECODE := 1
 COMPILE_CHECKOUT = -m compileall -q -x '/(tasks|outputs)/' sandbox_env environments/websandbox
 
-.PHONY: setup setup-v1 image image-v1 browser eval eval-v1 test test-v1 lint gc bench
+.PHONY: setup setup-v1 image image-v1 browser eval eval-v1 test test-v1 test-all lint gc bench
 
 setup: $(VENV)/.installed
 
@@ -65,6 +66,9 @@ eval-v1: image-v1
 
 test-v1: image-v1
 	$(V1_ENV) $(PY_V1) -m pytest -q --durations=10 tests/v1
+
+# every test of both stacks, each in its own venv (what .ci/run runs)
+test-all: test test-v1
 
 lint: setup
 	ruff check sandbox_env tests build_tasks.py environments bench

@@ -144,18 +144,47 @@ def _shown(path: Path) -> Path:
         return path
 
 
+def env_args_of(text: str | None, family: str | None = None) -> dict:
+    """The `-a/--env-args` JSON object (and `--family`), or a ValueError that says what to write."""
+    try:
+        env_args = json.loads(text) if text else {}
+    except ValueError as exc:
+        raise ValueError(f'-a/--env-args is not JSON ({exc}); write a JSON object, e.g. -a \'{{"family": "orm"}}\'') from None
+    if not isinstance(env_args, dict):
+        raise ValueError(f"-a/--env-args must be a JSON object of load_environment arguments, not {type(env_args).__name__}")
+    if family:
+        env_args["family"] = family
+    return env_args
+
+
+def check_script(script: Path | None) -> None:
+    """Refuse a policy script that names tasks the installed dataset does not have (they would never run)."""
+    if script is None:
+        return
+    from sandbox_env.dataset import load_rows
+
+    try:
+        data = json.loads(script.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read policy script {script}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"policy script {script} must be a JSON object mapping task ids to their calls")
+    unknown = sorted(set(data) - {r["info"]["task_id"] for r in load_rows()})
+    if unknown:
+        raise ValueError(f"policy script {script} names tasks that do not exist: {', '.join(unknown[:10])}")
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from sandbox_env.stack import installed_stack
 
+    env_args = env_args_of(args.env_args, args.family)
+    check_script(args.script)
     if installed_stack() == "v1":
-        return cmd_eval_v1(args)
+        return cmd_eval_v1(args, env_args)
     from sandbox_env.eval_report import report
     from sandbox_env.sandbox.docker import settle_run
     from sandbox_env.sandbox.runs import current_run_id
 
-    env_args = json.loads(args.env_args) if args.env_args else {}
-    if args.family:
-        env_args["family"] = args.family
     run_id = current_run_id()
     t0 = time.perf_counter()
     try:
@@ -186,15 +215,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return status or (0 if left == 0 else 1)
 
 
-def cmd_eval_v1(args: argparse.Namespace) -> int:
+def refuse_classic_only(args: argparse.Namespace) -> None:
+    """On verifiers 0.4, say which of `websandbox eval`'s options only the classic stack has, instead of ignoring them."""
+    given = [name for name, value in (("--resume", args.resume), ("--fail-after", args.fail_after)) if value is not None]
+    if args.vf_args:
+        given.append("arguments after `--`")
+    if given:
+        raise ValueError(
+            f"{' and '.join(given)}: only the classic stack's `websandbox eval` (verifiers 0.3.x) takes these; with "
+            "verifiers 0.4 run v1's `vf-eval websandbox` yourself for its own options"
+        )
+
+
+def cmd_eval_v1(args: argparse.Namespace, env_args: dict) -> int:
     """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/eval_v1.py)."""
     from sandbox_env.eval_v1 import family_table_v1, print_table_v1, run_eval_v1
     from sandbox_env.sandbox.docker import settle_run
     from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
 
-    env_args = json.loads(args.env_args) if args.env_args else {}
-    if args.family:
-        env_args["family"] = args.family
+    refuse_classic_only(args)
     run_id = os.environ[RUN_ID_VAR] = current_run_id()  # vf-eval and its workers inherit it
     hold_run(run_id)
     t0 = time.perf_counter()
@@ -220,7 +259,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise RuntimeError("`websandbox serve` runs a verifiers v1 env server: install websandbox with verifiers 0.4.x")
     from sandbox_env.v1.serve import serve
 
-    task_args = json.loads(args.env_args) if args.env_args else {}
+    task_args = env_args_of(args.env_args)
     serve(args.address, name=args.name, workers=args.workers, max_concurrent=args.max_concurrent, task_args=task_args)
     return 0
 
@@ -239,6 +278,18 @@ def cmd_view(args: argparse.Namespace) -> int:
     return show(out, args.mode, args.port)
 
 
+def package_version() -> str:
+    """The installed distribution's version (the environment package, or the checkout's)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    for dist in ("websandbox", "websandbox-dev"):
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            continue
+    return "unknown"
+
+
 def split_passthrough(argv: list[str]) -> tuple[list[str], list[str] | None]:
     """Our arguments, and those after the first `--` (for vf-eval), or None when there is no `--`."""
     if "--" not in argv:
@@ -249,6 +300,7 @@ def split_passthrough(argv: list[str]) -> tuple[list[str], list[str] | None]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="websandbox", description=__doc__)
+    ap.add_argument("--version", action="version", version=f"websandbox {package_version()}")
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("build-image", help="build the runtime image (a no-op when it is up to date)")

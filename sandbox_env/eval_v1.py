@@ -2,10 +2,11 @@
 
 Mirrors `websandbox eval` on the classic stack. The run is described by a TOML
 config (`vf-eval websandbox @ config.toml`) so that list-valued filters and task
-knobs reach the taskset exactly; it saves to
-`environments/websandbox/outputs/v1/<run name>/` (`traces.jsonl`, `configs/`,
+knobs reach the taskset exactly; it saves under the current folder, as the classic
+`vf-eval` does: `environments/websandbox/outputs/v1/<run name>/` in a checkout (where
+that folder exists), else `outputs/v1/<run name>/` (`traces.jsonl`, `configs/`,
 `logs/`), which v1's own reader (`verifiers.v1.utils.trace_store.read_episodes`)
-loads. `--no-push`: nothing leaves the machine.
+loads. Never inside the installed package. `--no-push`: nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -17,11 +18,17 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from sandbox_env.constants import ENV_ID
 from sandbox_env.dataset import taskset_spec
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-OUTPUT_DIR = REPO_ROOT / "environments" / "websandbox" / "outputs" / "v1"
 POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
+
+
+def output_dir(base: Path | None = None) -> Path:
+    """Where v1 runs made from `base` (default: the current folder) are saved."""
+    base = Path.cwd() if base is None else base
+    env_folder = base / "environments" / ENV_ID
+    return (env_folder / "outputs" / "v1") if env_folder.is_dir() else (base / "outputs" / "v1")
 
 
 def eval_config(
@@ -56,7 +63,7 @@ def eval_config(
             "renderer_model_name": str(train_tokenizer),
         },
         "run": {"name": run_name},
-        "output_dir": str(OUTPUT_DIR),
+        "output_dir": str(output_dir()),
         "num_rollouts": rollouts,
         "max_concurrent": concurrency,
         "push": False,
@@ -85,7 +92,7 @@ def run_vf_eval(config: dict[str, Any], log_file: Path | None = None) -> tuple[i
     try:
         # stdout carries every trace as JSON (the run's own file has them); logs go to stderr.
         # Supervised: signals reach vf-eval's whole group, which never outlives this process.
-        code = Supervised(cmd, cwd=REPO_ROOT, env=env, stdout=out).run()
+        code = Supervised(cmd, cwd=Path.cwd(), env=env, stdout=out).run()
     finally:
         if log_file:
             out.close()

@@ -28,6 +28,12 @@ else:
     __all__ = ["load_environment"]
 
 DEFAULT_MAX_TURNS = {"orm": DEFAULTS.orm_max_turns}
+# what works on verifiers 0.4 (tests/v1 runs the code between the backticks)
+V1_HINT = (
+    "with verifiers 0.4 load the taskset: `import verifiers.v1 as vf; "
+    "taskset = vf.load_taskset(vf.taskset_config_type('websandbox').model_validate({'id': 'websandbox'}))` "
+    "or run `vf-eval websandbox`"
+)
 
 
 def load_environment(
@@ -56,10 +62,7 @@ def load_environment(
 ) -> vf.Environment:
     """Build the classic environment; every argument is documented in this folder's README."""
     if installed_stack() == "v1":
-        raise RuntimeError(
-            "load_environment is the classic front door (verifiers 0.3.x); with verifiers 0.4 load the "
-            "taskset: vf.load_taskset(vf.TasksetConfig(id='websandbox')) or `vf-eval websandbox`"
-        )
+        raise RuntimeError(f"load_environment is the classic front door (verifiers 0.3.x); {V1_HINT}")
     from sandbox_env.env import WebSandboxClassicEnv
     from sandbox_env.rollout import SandboxSettings
 

@@ -154,6 +154,33 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
     def key(self) -> str:
         return self.data.task_id
 
+    async def validate(self, runtime: vf.Runtime | None = None) -> bool | None:
+        """`vf-validate`'s gold check: the task's reference, played as tool calls, scores 1.0 through the real grader.
+
+        In a sandbox of its own, set up as a rollout's, graded in fresh grading sandboxes;
+        a harness fault is an error, not a verdict. None when the installed package holds no
+        reference for the task. (`vf-validate`'s noop check grades the untouched task.)
+        """
+        from sandbox_env.verify import reference_calls
+
+        row = task_row(self.data.task_id, self.data.prompt_text)
+        try:
+            calls = reference_calls(row.family, row.task_id)
+        except (KeyError, OSError):
+            return None
+        rollouts = await rollouts_for(self.config.settings())
+        lease = await rollouts.open(row)
+        try:
+            for call in calls:
+                await lease.call(call["tool"], call["args"])
+        except BaseException:
+            lease.release_later()
+            raise
+        grade = await lease.finish()
+        if grade.scoring_error:
+            raise vf.SandboxError(f"grading the reference of {row.task_id} failed: {grade.scoring_error}")
+        return grade.score == 1.0
+
     async def setup(self, trace: vf.Trace) -> None:
         row = task_row(self.data.task_id, self.data.prompt_text)
         rollouts = await rollouts_for(self.config.settings())
@@ -274,12 +301,23 @@ class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
 
 
 def _refuse_host_shell(role: str, spec: vf.AgentConfig) -> None:
+    """Refuse a harness that runs commands itself, on every runtime: its work would never be graded.
+
+    On the subprocess runtime its commands would run on this host, outside any sandbox; on a
+    container runtime they would run in a container of verifiers' own (not websandbox's
+    hardened, graded sandbox), so the task's sandbox would be graded untouched.
+    """
     from verifiers.v1.utils.loaders import harness_class
 
     harness = spec.harness.id if spec.harness is not None else "null"
-    if isinstance(spec.runtime, vf.SubprocessConfig) and harness_class(harness).EXECUTES_CODE:
+    if harness_class(harness).EXECUTES_CODE:
+        where = (
+            "on this host, outside the sandbox"
+            if isinstance(spec.runtime, vf.SubprocessConfig)
+            else "in a container of the runtime's own, which websandbox never grades"
+        )
         raise ValueError(
-            f"--env.{role}.harness.id {harness}: that harness runs commands itself, and on the subprocess runtime it "
-            "would run them on this host, outside the sandbox. websandbox gives the model bash and execute_code "
-            "through its own tools: use the null harness (the default), or a container runtime for the harness."
+            f"--env.{role}.harness.id {harness}: that harness runs commands itself, {where}. websandbox gives the "
+            "model bash and execute_code through its own tools and grades what they did: use the null harness "
+            "(the default)."
         )

@@ -90,3 +90,41 @@ def test_the_task_config_takes_every_setting_by_its_name_and_default():
 def test_the_model_is_told_the_configured_per_call_limit():
     task = next(iter(_taskset(task={"timeout_per_command_seconds": 45})))
     assert "time limit of 45 seconds" in " ".join(task.data.system_prompt.split())
+
+
+def test_load_environments_hint_on_verifiers_0_4_names_a_call_that_works():
+    import websandbox
+
+    with pytest.raises(RuntimeError) as caught:
+        websandbox.load_environment()
+    code = str(caught.value).split("`")[1]
+    scope: dict = {}
+    exec(code, scope)  # the hint's own code, as a user would paste it
+    assert isinstance(scope["taskset"], WebSandboxTaskset)
+
+
+def test_a_harness_that_runs_commands_itself_is_refused_on_a_container_runtime_too():
+    config = vf.resolve_env_config(
+        {"taskset": {"id": "websandbox"}, "agent": {"harness": {"id": "bash"}, "runtime": {"type": "docker"}}}
+    )
+    assert config.agent.runtime.type == "docker"
+    with pytest.raises(ValueError, match="websandbox never grades"):
+        vf.load_environment(config)
+
+
+@pytest.mark.docker
+async def test_the_gold_check_plays_the_reference_through_the_real_grader(image):
+    tasks = {t.data.task_id: t for t in _taskset(task_ids=["smoke_hello", "fastapi_path_order"], task={"image": image})}
+    assert await tasks["smoke_hello"].validate() is True
+    assert await tasks["fastapi_path_order"].validate() is True
+
+
+@pytest.mark.docker
+async def test_the_gold_check_fails_when_the_played_answer_does_not_solve_the_task(image, monkeypatch):
+    import sandbox_env.verify
+
+    monkeypatch.setattr(
+        sandbox_env.verify, "reference_calls", lambda family, task_id: [{"tool": "bash", "args": {"command": "true"}}]
+    )
+    task = next(iter(_taskset(task_ids=["smoke_hello"], task={"image": image})))
+    assert await task.validate() is False
