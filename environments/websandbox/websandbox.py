@@ -8,6 +8,7 @@ this module exports the v1 taskset and its env through `__all__` (how
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from sandbox_env.constants import DEFAULTS
@@ -61,6 +62,7 @@ def load_environment(
     system_prompt: str | None = None,
 ) -> vf.Environment:
     """Build the classic environment; every argument is documented in this folder's README."""
+    arguments = dict(locals())
     if installed_stack() == "v1":
         raise RuntimeError(f"load_environment is the classic front door (verifiers 0.3.x); {V1_HINT}")
     from sandbox_env.env import WebSandboxClassicEnv
@@ -71,23 +73,10 @@ def load_environment(
         families = {r["info"]["family"] for r in rows}
         max_turns = max(DEFAULT_MAX_TURNS.get(f, DEFAULTS.max_turns) for f in families)
     tasks = build_dataset(rows)
-    settings = SandboxSettings(
-        image=image or ensure_image(build_if_missing=build_image),
-        build_image=build_image,
-        backend=backend,
-        cpus=cpus,
-        memory_mb=memory_mb,
-        pids_limit=pids_limit,
-        workspace_mb=workspace_mb,
-        tmp_mb=tmp_mb,
-        network=network,
-        pool_size=default_pool_size() if pool_size is None else pool_size,
-        max_sandboxes=max_sandboxes,
-        require_evidence=require_evidence,
-        timeout_seconds=timeout_seconds,
-        timeout_per_command_seconds=timeout_per_command_seconds,
-        output_cap=output_cap,
-    )
+    knobs = {f.name: arguments[f.name] for f in dataclasses.fields(SandboxSettings)}  # the same names in both
+    knobs["image"] = image or ensure_image(build_if_missing=build_image)
+    knobs["pool_size"] = default_pool_size() if pool_size is None else pool_size
+    settings = SandboxSettings(**knobs)
     return WebSandboxClassicEnv(
         dataset=tasks,  # the same tasks train and evaluate: vf-eval reads eval_dataset,
         eval_dataset=tasks,  # and without it logs that it falls back to the train dataset

@@ -40,6 +40,7 @@ Decisions:
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import functools
 import statistics
 from collections.abc import Iterator
@@ -125,23 +126,8 @@ class WebSandboxTaskConfig(vf.TaskConfig):
     )
 
     def settings(self) -> SandboxSettings:
-        return SandboxSettings(
-            image=self.image,
-            build_image=self.build_image,
-            backend=self.backend,
-            cpus=self.cpus,
-            memory_mb=self.memory_mb,
-            pids_limit=self.pids_limit,
-            workspace_mb=self.workspace_mb,
-            tmp_mb=self.tmp_mb,
-            network=self.network,
-            pool_size=self.pool_size,
-            max_sandboxes=self.max_sandboxes,
-            require_evidence=self.require_evidence,
-            timeout_seconds=self.timeout_seconds,
-            timeout_per_command_seconds=self.timeout_per_command_seconds,
-            output_cap=self.output_cap,
-        )
+        """The sandbox settings of this config: every field of SandboxSettings, by the same name."""
+        return SandboxSettings(**{f.name: getattr(self, f.name) for f in dataclasses.fields(SandboxSettings)})
 
 
 async def grade_score(trace: vf.Trace) -> float:
