@@ -35,6 +35,7 @@ from sandbox_env.grading import Grader
 from sandbox_env.sandbox import Limits, Sandbox, SandboxBackend, SandboxEndedFromInside
 from sandbox_env.sandbox.docker import DockerBackend
 from sandbox_env.system_prompt import SYSTEM_PROMPT
+from sandbox_env.text import described_error
 from sandbox_env.tools import check_tool_args, run_bash, run_code, sandbox_replaced_message
 
 logger = logging.getLogger("websandbox")
@@ -256,7 +257,7 @@ class WebSandboxEnv(vf.SandboxEnv):
         if infra is not None:  # e.g. a HarnessFault from a tool, which verifiers wraps in a ToolCallError
             return Grade.harness_fault(f"the rollout stopped on a harness error: {infra}")
         if error is not None:
-            return Grade(0.0, f"not graded: the rollout stopped on an error ({type(error).__name__}: {error})")
+            return Grade(0.0, f"not graded: the rollout stopped on an error ({described_error(error)})")
         if _cancelling():
             return Grade.harness_fault("the rollout was cancelled before it was graded (the run is shutting down)")
         sid = _current_sandbox(state)
