@@ -264,6 +264,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check_server(args: argparse.Namespace) -> int:
+    """Will this model server work with websandbox (sandbox_env/preflight.py)? Exit 0 when every check passes."""
+    from sandbox_env.preflight import api_key_from, check_server
+
+    print(f"checking {args.base_url} with model {args.model} ...", flush=True)
+    findings = check_server(args.base_url, args.model, api_key_from(args.api_key_var), timeout=args.timeout)
+    for finding in findings:
+        print(finding.line())
+    failed = sum(not f.ok for f in findings)
+    print("the server will work with websandbox" if not failed else f"{failed} problem(s): see the fixes above")
+    return 0 if not failed else 1
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     from sandbox_env.viewer import load_run, write_report
     from sandbox_env.viewer.runs import newest_run, search_roots
@@ -374,6 +387,18 @@ def main(argv: list[str] | None = None) -> int:
         "which tasks run is the orchestrator's choice",
     )
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "check-server",
+        help="check that a model server answers as verifiers needs (tools, tool calls, the conversation sent back)",
+        description="Sends what each verifiers stack sends during a rollout to an OpenAI-compatible server and says "
+        "in plain words whether it will work and what to set if not. Exit status 1 when a check fails.",
+    )
+    p.add_argument("-b", "--base-url", required=True, help="the server's OpenAI-compatible base URL (ends in /v1)")
+    p.add_argument("-m", "--model", required=True, help="the model name to send")
+    p.add_argument("-k", "--api-key-var", help="the environment variable that holds the key (as vf-eval's -k)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for each answer (default 120)")
+    p.set_defaults(func=cmd_check_server)
 
     p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")
     p.add_argument("run_dir", nargs="?", type=Path, help="a run folder (holds results.jsonl); default: the newest run")

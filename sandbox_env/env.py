@@ -38,6 +38,7 @@ from sandbox_env.metrics import metric_values
 from sandbox_env.rollout import Lease, LeaseError, Rollouts, SandboxSettings
 from sandbox_env.sandbox import SandboxBackend
 from sandbox_env.system_prompt import SYSTEM_PROMPT, system_prompt_for
+from sandbox_env.text import described_error
 from sandbox_env.tools import check_tool_args
 
 logger = logging.getLogger("websandbox")
@@ -214,7 +215,7 @@ class WebSandboxClassicEnv(vf.SandboxEnv):
         if infra is not None:  # e.g. a HarnessFault from a tool, which verifiers wraps in a ToolCallError
             return Grade.harness_fault(f"the rollout stopped on a harness error: {infra}")
         if error is not None:
-            return Grade(0.0, f"not graded: the rollout stopped on an error ({type(error).__name__}: {error})")
+            return Grade(0.0, f"not graded: the rollout stopped on an error ({described_error(error)})")
         if _cancelling():
             return Grade.harness_fault("the rollout was cancelled before it was graded (the run is shutting down)")
         sandbox_state = state.get("sandbox_state") or {}

@@ -63,3 +63,19 @@ def valid_json_text(value: Any) -> Any:
                 elif isinstance(item, list | dict):
                     stack.append(item)
     return value
+
+
+def described_error(error: BaseException) -> str:
+    """`Kind: message` of an error, naming the first error in its chain of causes that says something.
+
+    verifiers wraps a provider's failure in errors with empty messages (`ModelError: `);
+    the cause that says what happened (an HTTP 500 and its body) sits further down.
+    """
+    kinds, seen, current = [], set(), error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        kinds.append(type(current).__name__)
+        if str(current).strip():
+            return f"{' -> '.join(kinds)}: {str(current).strip()}"
+        current = current.__cause__ or current.__context__
+    return " -> ".join(kinds) + ": (no message)"

@@ -30,7 +30,7 @@ LAYERS = {
     3: {"grading"},
     4: {"families", "metrics"},
     5: {"verify", "rollout"},
-    6: {"env", "v1", "policy", "eval_runs", "eval_report", "eval_live", "supervise"},
+    6: {"env", "v1", "policy", "eval_runs", "eval_report", "eval_live", "supervise", "preflight"},
     7: {"eval_v1", "cli"},
 }
 LAYER_OF = {part: layer for layer, parts in LAYERS.items() for part in parts}
