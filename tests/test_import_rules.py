@@ -18,6 +18,7 @@ docs/architecture.md ("Import rules") states them; this test reads every module 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import sandbox_env
@@ -146,3 +147,11 @@ def test_no_module_imports_itself_through_others():
         if v not in index:
             visit(v)
     assert cycles == []
+
+
+def test_the_readmes_layout_table_names_every_top_level_part():
+    readme = (PACKAGE.parent / "README.md").read_text()
+    table = readme[readme.index("## Layout") : readme.index("## Decisions")]
+    named = {name.rstrip("/").split("/")[-1] for name in re.findall(r"`([\w./]+)`", table)}
+    parts = {p.name for p in PACKAGE.iterdir() if not p.name.startswith(("__", "."))}
+    assert sorted(parts - named) == []
