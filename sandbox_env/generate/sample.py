@@ -183,7 +183,7 @@ class Sampler:
         rng = self.rng
         primary = primary or rng.choice([n for n, _ in cols if n not in key_names] or key_names)
         keys = [(primary, rng.random() < 0.6)]
-        keys += [(k, rng.random() < 0.25) for k in key_names if k != primary]
+        keys += [(k, rng.random() < 0.5) for k in key_names if k != primary]
         return tuple(keys)
 
     def computed_col(self, model: str) -> tuple[str, Any] | None:
@@ -286,7 +286,7 @@ class Sampler:
         cols.append((name, agg))
         if rng.random() < 0.4:
             name2, agg2 = self.agg_for(model, rels + two)
-            if name2 != name and agg2.rel[:1] == agg.rel[:1]:
+            if name2 != name and agg2.rel == agg.rel:
                 cols.append((name2, agg2))
             elif name2 != name and agg2.fn in ("count", "max", "min") and agg.fn in ("count", "max", "min"):
                 # two relations in one query multiply each other's rows: counts must be distinct
@@ -406,7 +406,7 @@ class Sampler:
         if partition is not None and model == "Book" and where is not None and rng.random() < 0.5:
             where = where
         order_keys = [n for n, _ in cols if n in (dunder(partition or ("x",)),)] + [cols[-1][0]]
-        order: tuple = tuple((n, False) for n in order_keys) + ((key, rng.random() < 0.2),)
+        order: tuple = tuple((n, False) for n in order_keys) + ((key, rng.random() < 0.5),)
         return Query(model, tuple(cols), order, where=where, topk=topk)
 
     def draw(self) -> Query:
@@ -454,6 +454,48 @@ def ablations(q: Query) -> list[Query]:
     return out
 
 
+FLIPS = {"lt": "lte", "lte": "lt", "gt": "gte", "gte": "gt"}
+SWAPS = ("sum", "avg", "max", "min")
+
+
+def _local_edits(node: Any) -> list[Any]:
+    """Mutations of one node, after verify/mutants.py's orm operators, on the tree."""
+    r = dataclasses.replace
+    if isinstance(node, Cmp) and node.op in FLIPS:
+        return [r(node, op=FLIPS[node.op])]
+    if isinstance(node, Text) and node.kind in ("exact", "iexact"):
+        return [r(node, kind="iexact" if node.kind == "exact" else "exact")]
+    if isinstance(node, IsNull):
+        return [r(node, isnull=not node.isnull)]
+    if isinstance(node, Agg | Sub):
+        out = [r(node, fn=f) for f in SWAPS if node.fn in SWAPS and f != node.fn]
+        return out + ([r(node, coalesce=False)] if node.coalesce else [])
+    if isinstance(node, Win) and node.fn in ("rank", "dense_rank"):
+        return [r(node, fn="dense_rank" if node.fn == "rank" else "rank")]
+    if isinstance(node, Query):
+        out = [r(node, order=node.order[:i] + ((n, not d),) + node.order[i + 1 :]) for i, (n, d) in enumerate(node.order)]
+        if node.limit is not None:
+            out += [r(node, limit=node.limit + 1), r(node, limit=node.limit - 1)]
+        return out
+    return []
+
+
+def _edits(value: Any) -> list[Any]:
+    if dataclasses.is_dataclass(value):
+        out = _local_edits(value)
+        for f in dataclasses.fields(value):
+            out += [dataclasses.replace(value, **{f.name: nv}) for nv in _edits(getattr(value, f.name))]
+        return out
+    if isinstance(value, tuple):
+        return [value[:i] + (nv,) + value[i + 1 :] for i, item in enumerate(value) for nv in _edits(item)]
+    return []
+
+
+def tree_mutants(q: Query) -> list[Query]:
+    """The tree with one mutation each: the evaluator's preview of the ORM mutants."""
+    return _edits(q)
+
+
 def universe_size(q: Query, variant: int) -> int:
     return len(world(variant).rows[q.universe])
 
@@ -473,9 +515,16 @@ def screen_variant(q: Query, variant: int) -> tuple[list[list[Any]] | None, str]
         if evaluate(ab, w) == rows:
             return None, "an ablation gives the same rows"
     names = [n for n, _ in q.cols]
-    first = names.index(q.order[0][0])
-    if len(q.order) > 1 and len({_hashable(r[first]) for r in rows}) == len(rows):
-        return None, "no tie on the first ordering key: the tiebreak is untested"
+    for i in range(1, len(q.order)):
+        prefix = [names.index(n) for n, _ in q.order[:i]]
+        if len({tuple(r[j] for j in prefix) for r in rows}) == len(rows):
+            return None, f"no tie before ordering key {i + 1}: it is untested"
+    for m in tree_mutants(q):
+        try:
+            if evaluate(m, w) == rows:
+                return None, "a mutation gives the same rows"
+        except (TypeError, KeyError, ValueError, ZeroDivisionError):
+            continue
     return rows, "ok"
 
 

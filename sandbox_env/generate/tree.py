@@ -245,6 +245,8 @@ def _enc(value: Any, blank: bool = False, keep: bool = False) -> Any:
         return {"dec": str(value)}
     if isinstance(value, date):
         return {"date": value.isoformat()}
+    if isinstance(value, float):
+        return {"float": repr(value)}
     if value is None or isinstance(value, bool | int | str):
         return value
     raise TypeError(f"no canonical form for {value!r}")
@@ -281,6 +283,8 @@ def _dec(value: Any) -> Any:
         return cls(**kwargs)
     if isinstance(value, dict) and set(value) == {"dec"}:
         return Decimal(value["dec"])
+    if isinstance(value, dict) and set(value) == {"float"}:
+        return float(value["float"])
     if isinstance(value, dict) and set(value) == {"date"}:
         return date.fromisoformat(value["date"])
     if isinstance(value, list):
