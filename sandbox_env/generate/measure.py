@@ -18,8 +18,29 @@ from typing import Any
 
 from sandbox_env.generate import schema
 from sandbox_env.generate.tree import (
-    Agg, And, Arith, Between, Bucket, Cmp, CoalesceE, Concat, Every, Exists, In, IsNull, Not, Or, Part, Query,
-    SameRow, StrFn, Sub, Text, Trunc, Win, walk,
+    Agg,
+    And,
+    Arith,
+    Between,
+    Bucket,
+    Cmp,
+    CoalesceE,
+    Concat,
+    Every,
+    Exists,
+    In,
+    IsNull,
+    Not,
+    Or,
+    Part,
+    Query,
+    SameRow,
+    StrFn,
+    Sub,
+    Text,
+    Trunc,
+    Win,
+    walk,
 )  # fmt: skip
 
 EASY_BELOW = 10  # score < 10: easy

@@ -160,7 +160,7 @@ class Renderer:
             text = f"{self.expr(e.left, model)} {e.op} {self.expr(e.right, model)}"
             types = {schema.resolve(model, x.path)[1].type for x in (e.left, e.right) if isinstance(x, FieldRef)}
             if len(types) > 1:
-                return f"{self.fn('ExpressionWrapper')}({text}, output_field={self.fn('DecimalField')}(max_digits=12, decimal_places=2))"
+                return f"ExpressionWrapper({text}, output_field={MONEY})"
             return text
         if isinstance(e, Part):
             return f'{self.fn(PART_FN[e.part])}("{dunder(e.arg.path)}")'
@@ -220,13 +220,13 @@ class Renderer:
                 cond_model = schema.MULTI[cond_model][hop][0] if hop in schema.MULTI.get(cond_model, {}) else cond_model
             kwargs.append(f"filter={self.q_expr(e.cond, cond_model, prefix)}")
         if e.product is not None:
-            kwargs.append(f"output_field={self.fn('DecimalField')}(max_digits=12, decimal_places=2)")
+            kwargs.append(f"output_field={MONEY}")
         text = f"{AGG_FN[e.fn]}({', '.join([arg, *kwargs])})"
         if not e.coalesce:
             return text
         money = e.product is not None or (e.field is not None and _is_money(model, e))
         if money:
-            return f'Coalesce({text}, Value(Decimal("0.00")), output_field={self.fn("DecimalField")}(max_digits=12, decimal_places=2))'
+            return f'Coalesce({text}, Value(Decimal("0.00")), output_field={MONEY})'
         return f"Coalesce({text}, 0)"
 
     # -- the query --------------------------------------------------------------------------

@@ -254,9 +254,9 @@ class Speaker:
             for k in keys:
                 if self.expr_nullable(k):
                     self.traps.add("null")
-                    out.append(
-                        f"{schema.PLURAL[model].capitalize()} whose {self.expr(k, model)[4:]} is missing form one group of their own (key None)."
-                    )  # noqa: E501
+                    whose = self.expr(k, model)[4:]
+                    plural = schema.PLURAL[model].capitalize()
+                    out.append(f"{plural} whose {whose} is missing form one group of their own (key None).")
         if q.exclude is not None:
             out.append(f"Leave out every {schema.SINGULAR[model]} for which {self.pred(q.exclude, model)}"
                        " (one for which that cannot be decided, because a value is missing, stays).")  # fmt: skip

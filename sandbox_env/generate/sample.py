@@ -47,31 +47,58 @@ from sandbox_env.generate.tree import (
     Text,
     Trunc,
     Win,
-)  # fmt: skip
+)
 
 SHAPES = ("filter", "filter", "row_agg", "row_agg", "group", "group", "subquery", "window")
 NUMERIC = ("int", "dec", "date")
 
 # fields a predicate may compare, per universe (paths over forward foreign keys)
 PRED_FIELDS = {
-    "Book": [("price",), ("sale_price",), ("pages",), ("published",), ("in_print",), ("title",), ("publisher", "founded"),
-             ("publisher", "country"), ("publisher", "name"), ("genre", "name"), ("publisher", "is_independent")],
+    "Book": [
+        ("price",),
+        ("sale_price",),
+        ("pages",),
+        ("published",),
+        ("in_print",),
+        ("title",),
+        ("publisher", "founded"),
+        ("publisher", "country"),
+        ("publisher", "name"),
+        ("genre", "name"),
+        ("publisher", "is_independent"),
+    ],
     "Publisher": [("founded",), ("country",), ("is_independent",), ("name",)],
     "Genre": [("name",)],
     "Author": [("birth_date",), ("country",), ("email",), ("name",)],
     "Store": [("opened",), ("city",), ("country",), ("is_online",), ("name",)],
-    "Sale": [("quantity",), ("unit_price",), ("sold_on",), ("store", "name"), ("store", "country"), ("book", "pages"),
-             ("book", "price"), ("store", "is_online")],
+    "Sale": [
+        ("quantity",),
+        ("unit_price",),
+        ("sold_on",),
+        ("store", "name"),
+        ("store", "country"),
+        ("book", "pages"),
+        ("book", "price"),
+        ("store", "is_online"),
+    ],
     "Review": [("rating",), ("verified",), ("created",), ("reviewer",), ("book", "price"), ("book", "pages")],
-}  # fmt: skip
+}
 # per-row output columns besides the key
 OUT_FIELDS = {
-    "Book": [("price",), ("sale_price",), ("pages",), ("published",), ("in_print",), ("publisher", "name"),
-             ("genre", "name"), ("publisher", "country")],
+    "Book": [
+        ("price",),
+        ("sale_price",),
+        ("pages",),
+        ("published",),
+        ("in_print",),
+        ("publisher", "name"),
+        ("genre", "name"),
+        ("publisher", "country"),
+    ],
     "Publisher": [("country",), ("founded",), ("is_independent",)],
     "Author": [("country",), ("birth_date",), ("email",)],
     "Store": [("city",), ("country",), ("opened",), ("is_online",)],
-}  # fmt: skip
+}
 ROW_UNIVERSES = ("Book", "Book", "Book", "Publisher", "Author", "Store")
 
 
@@ -133,9 +160,18 @@ class Sampler:
             r = rng.random()
             if f.type == "date" and r < 0.3:
                 part = rng.choice(("year", "month", "quarter", "week_day"))
-                parts = sorted({v.year if part == "year" else v.month if part == "month"
-                                else (v.month - 1) // 3 + 1 if part == "quarter" else v.isoweekday() % 7 + 1
-                                for v in values})  # fmt: skip
+                parts = sorted(
+                    {
+                        v.year
+                        if part == "year"
+                        else v.month
+                        if part == "month"
+                        else (v.month - 1) // 3 + 1
+                        if part == "quarter"
+                        else v.isoweekday() % 7 + 1
+                        for v in values
+                    }
+                )
                 op = "exact" if part == "week_day" else rng.choice(("exact", "gte", "lte", "gt", "lt"))
                 return Cmp(target, op, rng.choice(parts), part)
             if r < 0.45 and len(set(values)) > 2:
@@ -208,8 +244,10 @@ class Sampler:
                 ("born_year", Part("year", FieldRef(("birth_date",)))),
             ]
         if model == "Publisher":
-            options += [("name_length", StrFn("length", FieldRef(("name",)))),
-                        ("label", Concat(FieldRef(("name",)), " - ", FieldRef(("country",))))]  # fmt: skip
+            options += [
+                ("name_length", StrFn("length", FieldRef(("name",)))),
+                ("label", Concat(FieldRef(("name",)), " - ", FieldRef(("country",)))),
+            ]
         if model == "Store":
             options += [("opened_year", Part("year", FieldRef(("opened",)))), ("name_upper", StrFn("upper", FieldRef(("name",))))]
         return rng.choice(options) if options else None
@@ -235,8 +273,7 @@ class Sampler:
             exclude = self.atom(model, [where] if where else [], allow_rel=False)
         orderable = [n for n, e in cols if n != key and not schema_nullable(model, e)]
         order = self.order(cols, [key], rng.choice(orderable) if orderable else key)
-        return Query(model, tuple(cols), order, where=where, exclude=exclude,
-                     limit=rng.choice((None, None, 3, 5, 8)))  # fmt: skip
+        return Query(model, tuple(cols), order, where=where, exclude=exclude, limit=rng.choice((None, None, 3, 5, 8)))
 
     def agg_for(self, model: str, rel_choices: list[tuple[str, ...]], group: bool = False) -> tuple[str, Agg]:
         rng = self.rng
@@ -244,8 +281,11 @@ class Sampler:
         target = model
         for hop in rel:
             target = schema.MULTI[target][hop][0] if hop in schema.MULTI.get(target, {}) else schema.FK[target][hop][0]
-        fields = [p for p, f in ((p, schema.resolve(target, p)[1]) for p in PRED_FIELDS.get(target, []))
-                  if f.type in ("int", "dec", "date") and len(p) == 1]  # fmt: skip
+        fields = [
+            p
+            for p, f in ((p, schema.resolve(target, p)[1]) for p in PRED_FIELDS.get(target, []))
+            if f.type in ("int", "dec", "date") and len(p) == 1
+        ]
         fn = rng.choice(("count", "count", "sum", "avg", "max", "min"))
         if not fields or fn == "count":
             cond = None
@@ -279,8 +319,13 @@ class Sampler:
         model = rng.choice(("Publisher", "Genre", "Author", "Book", "Book", "Store"))
         key = schema.KEY[model]
         rels = [(r,) for r in sorted(schema.MULTI[model])]
-        two = {"Publisher": [("books", "authors"), ("books", "sales")], "Genre": [("books", "authors"), ("books", "reviews")],
-               "Author": [("books", "publisher"), ("books", "reviews")], "Store": [("sales", "book")], "Book": []}[model]  # fmt: skip
+        two = {
+            "Publisher": [("books", "authors"), ("books", "sales")],
+            "Genre": [("books", "authors"), ("books", "reviews")],
+            "Author": [("books", "publisher"), ("books", "reviews")],
+            "Store": [("sales", "book")],
+            "Book": [],
+        }[model]
         cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
         name, agg = self.agg_for(model, rels + two)
         cols.append((name, agg))
@@ -290,8 +335,9 @@ class Sampler:
                 cols.append((name2, agg2))
             elif name2 != name and agg2.fn in ("count", "max", "min") and agg.fn in ("count", "max", "min"):
                 # two relations in one query multiply each other's rows: counts must be distinct
-                fix = [(n, dataclasses.replace(a, distinct=True) if a.fn == "count" else a)
-                       for n, a in ((name, agg), (name2, agg2))]  # fmt: skip
+                fix = [
+                    (n, dataclasses.replace(a, distinct=True) if a.fn == "count" else a) for n, a in ((name, agg), (name2, agg2))
+                ]
                 cols = [cols[0], *fix]
         where = self.where(model, 1) if rng.random() < 0.5 else None
         having = None
@@ -307,15 +353,31 @@ class Sampler:
     def shape_group(self) -> Query:
         rng = self.rng
         model = rng.choice(("Book", "Book", "Sale", "Sale", "Review", "Review"))
-        key_options = {
-            "Book": [(dunder(p), FieldRef(p)) for p in (("publisher", "country"), ("genre", "name"), ("publisher", "name"), ("in_print",))]
-            + [("year_published", Part("year", FieldRef(("published",)))), ("length_band", self.bucket("Book", ("pages",), ("short", "medium", "long")))],
-            "Sale": [(dunder(p), FieldRef(p)) for p in (("store", "name"), ("store", "country"), ("book", "genre", "name"), ("book", "publisher", "country"), ("store", "is_online"))]
-            + [("month_sold", Part("month", FieldRef(("sold_on",)))), ("quarter_sold", Part("quarter", FieldRef(("sold_on",)))),
-               ("year_sold", Part("year", FieldRef(("sold_on",)))), ("month_start", Trunc("month", FieldRef(("sold_on",))))],
-            "Review": [(dunder(p), FieldRef(p)) for p in (("rating",), ("verified",), ("reviewer",), ("book", "genre", "name"), ("book", "publisher", "country"))]
-            + [("year_reviewed", Part("year", FieldRef(("created",)))), ("weekday_reviewed", Part("week_day", FieldRef(("created",))))],
-        }[model]  # fmt: skip
+        fields = {
+            "Book": (("publisher", "country"), ("genre", "name"), ("publisher", "name"), ("in_print",)),
+            "Sale": (
+                ("store", "name"),
+                ("store", "country"),
+                ("book", "genre", "name"),
+                ("book", "publisher", "country"),
+                ("store", "is_online"),
+            ),
+            "Review": (("rating",), ("verified",), ("reviewer",), ("book", "genre", "name"), ("book", "publisher", "country")),
+        }[model]
+        sold, created = FieldRef(("sold_on",)), FieldRef(("created",))
+        key_options = [(dunder(p), FieldRef(p)) for p in fields] + {
+            "Book": [
+                ("year_published", Part("year", FieldRef(("published",)))),
+                ("length_band", self.bucket("Book", ("pages",), ("short", "medium", "long"))),
+            ],
+            "Sale": [
+                ("month_sold", Part("month", sold)),
+                ("quarter_sold", Part("quarter", sold)),
+                ("year_sold", Part("year", sold)),
+                ("month_start", Trunc("month", sold)),
+            ],
+            "Review": [("year_reviewed", Part("year", created)), ("weekday_reviewed", Part("week_day", created))],
+        }[model]
         keys = rng.sample(key_options, rng.choice((1, 1, 2)))
         cols: list[tuple[str, Any]] = list(keys)
         fk_distinct = {"Sale": [("book",), ("store",)], "Review": [("book",)], "Book": [("authors",)]}[model]
@@ -341,8 +403,15 @@ class Sampler:
                 having = Cmp(ColRef(n), rng.choice(("gt", "gte", "lt", "lte")), rng.choice(vals))
         primary = rng.choice(aggs)[0]
         order = self.order(cols, [k for k, _ in keys], primary)
-        return Query(model, tuple(cols), order, where=where, group=tuple(k for k, _ in keys), having=having,
-                     limit=rng.choice((None, None, None, 5)))  # fmt: skip
+        return Query(
+            model,
+            tuple(cols),
+            order,
+            where=where,
+            group=tuple(k for k, _ in keys),
+            having=having,
+            limit=rng.choice((None, None, None, 5)),
+        )
 
     def shape_subquery(self) -> Query:
         rng = self.rng

@@ -35,7 +35,7 @@ import json
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any, Union
+from typing import Any
 
 
 # -- expressions ----------------------------------------------------------------------------
@@ -123,7 +123,7 @@ class Win:
     arg: tuple[str, ...] | None = None  # lag/lead/running_sum: the field read
 
 
-Expr = Union[FieldRef, ColRef, Arith, Part, Trunc, StrFn, Concat, Bucket, CoalesceE, Agg, Sub, Win]
+Expr = FieldRef | ColRef | Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | Agg | Sub | Win
 
 
 # -- predicates -----------------------------------------------------------------------------
@@ -195,7 +195,7 @@ class SameRow:
     conds: tuple[Pred, ...]  # each a Cmp/Text/In on the related model, all on one related row
 
 
-Pred = Union[Cmp, Between, IsNull, In, Text, Not, And, Or, Exists, Every, SameRow]
+Pred = Cmp | Between | IsNull | In | Text | Not | And | Or | Exists | Every | SameRow
 
 
 @dataclass(frozen=True)

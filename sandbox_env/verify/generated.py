@@ -69,7 +69,7 @@ out = {}
 for key, code in batch["cells"].items():
     ns = dict(base)
     try:
-        signal.alarm(%d)
+        signal.alarm(CELL_SECONDS)
         exec(code, ns)
         signal.alarm(0)
         r = ns.get("result")
@@ -81,7 +81,7 @@ for key, code in batch["cells"].items():
         signal.alarm(0)
         out[key] = {"error": type(exc).__name__ + ": " + str(exc)[:200]}
 json.dump(out, open(sys.argv[2], "w"))
-""" % CELL_SECONDS
+""".replace("CELL_SECONDS", str(CELL_SECONDS))
 
 
 def _exact(v: Any) -> str:
@@ -172,8 +172,19 @@ def candidates(seed: int, count: int, per_signature: int = 2 * PER_SIGNATURE, lo
             continue
         seen_hash.add(h)
         per_sig[sig] += 1
-        out.append(dict(q=q, hash=h, signature=sig, split=split, screened=screened, code=code, spec=spec,
-                        mutants=mutants_of(code), index=i - 1))  # fmt: skip
+        out.append(
+            dict(
+                q=q,
+                hash=h,
+                signature=sig,
+                split=split,
+                screened=screened,
+                code=code,
+                spec=spec,
+                mutants=mutants_of(code),
+                index=i - 1,
+            )
+        )
         if len(out) % 200 == 0:
             log(f"  {len(out)} candidates pass the pre-screen ({i} draws, {time.perf_counter() - t0:.0f} s)")
     log(f"{len(out)} candidates from {i} draws pass the pre-screen in {time.perf_counter() - t0:.0f} s")
@@ -197,8 +208,10 @@ async def execute(backend: SandboxBackend, image: str, cands: list[dict[str, Any
         async with sem:
             t = time.perf_counter()
             results[key] = await run_cells(backend, image, key[0], key[1], jobs[key])
-            log(f"  variant {key[0]}{' (reversed build)' if key[1] else ''}: {len(jobs[key])} cells in "
-                f"{time.perf_counter() - t:.0f} s ({len(results)}/{len(jobs)} builds, {time.perf_counter() - t0:.0f} s)")  # fmt: skip
+            log(
+                f"  variant {key[0]}{' (reversed build)' if key[1] else ''}: {len(jobs[key])} cells in "
+                f"{time.perf_counter() - t:.0f} s ({len(results)}/{len(jobs)} builds, {time.perf_counter() - t0:.0f} s)"
+            )
 
     await asyncio.gather(*(one(k) for k in sorted(jobs)))
     return results
@@ -220,8 +233,11 @@ def admit(n: int, c: dict[str, Any], results: dict[tuple[int, bool], dict[str, A
         if not same_rows(a, expected):
             why[v] = "the reference's rows differ from the evaluator's"
             continue
-        survivors = [m for m in c["mutants"] if (r := results[(v, False)].get(f"{n}/m/{m}")) is not None
-                     and isinstance(r, list) and same_rows(r, a)]  # fmt: skip
+        survivors = [
+            m
+            for m in c["mutants"]
+            if (r := results[(v, False)].get(f"{n}/m/{m}")) is not None and isinstance(r, list) and same_rows(r, a)
+        ]
         if survivors:
             why[v] = f"mutant survives: {survivors[0]}"
             continue
@@ -290,3 +306,68 @@ def main_generate(seed: int, count: int, out: Path, concurrency: int = 2) -> int
 
 
 __all__ = ["admit", "candidates", "canonical", "execute", "main_generate", "produce", "same_rows", "select"]
+
+
+def candidates_from_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Stored tasks as candidates again: the stored reference, its mutants, the stored rows as the evaluator's."""
+    from sandbox_env.generate.tree import from_canonical
+
+    out = []
+    for r in records:
+        q = from_canonical(r["tree"])
+        out.append(
+            dict(
+                q=q,
+                hash=r["tree_hash"],
+                signature=r["signature"],
+                split=r["split"],
+                index=r["index"],
+                screened={int(k): v for k, v in r["variants"].items()},
+                code=r["reference"],
+                spec={k: r[k] for k in ("title", "spec", "columns", "order", "traps")},
+                mutants=mutants_of(r["reference"]),
+            )
+        )
+    return out
+
+
+async def reverify(backend: SandboxBackend, image: str, records: list[dict[str, Any]], concurrency: int = 2, log=print):
+    """Every stored task again through the image: {task_id: problems} (empty when each variant still admits it)."""
+    cands = candidates_from_records(records)
+    results = await execute(backend, image, cands, concurrency, log=log)
+    problems: dict[str, list[str]] = {}
+    for n, (c, r) in enumerate(zip(cands, records, strict=True)):
+        from sandbox_env.generate.evaluate import evaluate
+        from sandbox_env.generate.fixture import world
+
+        ok, why = admit(n, c, results)
+        bad = [f"variant {v}: {w}" for v, w in why.items()]
+        bad += [
+            f"variant {v}: the evaluator now gives other rows"
+            for v in c["screened"]
+            if not same_rows(evaluate(c["q"], world(v)), c["screened"][v])
+        ]
+        problems[r["task_id"]] = bad
+    return problems
+
+
+def main_reverify(task_ids: set[str] | None = None, concurrency: int = 2) -> int:
+    """build_tasks.py --verify for generated tasks: every stored one (or those named) verified again."""
+    from sandbox_env.image import ensure_image
+    from sandbox_env.sandbox.docker import DockerBackend
+
+    records = [r for r in store.read() if task_ids is None or r["task_id"] in task_ids]
+    backend = DockerBackend()
+    t0 = time.perf_counter()
+    try:
+        problems = asyncio.run(reverify(backend, ensure_image(), records, concurrency))
+    finally:
+        backend.teardown()
+    failing = {k: v for k, v in problems.items() if v}
+    for task_id, bad in sorted(failing.items()):
+        print(f"  {task_id} FAIL: {'; '.join(bad)[:300]}")
+    print(
+        f"generated orm tasks: {len(records) - len(failing)}/{len(records)} pass on every stored variant "
+        f"({time.perf_counter() - t0:.0f} s)"
+    )
+    return 1 if failing else 0
