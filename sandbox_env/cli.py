@@ -311,6 +311,19 @@ def split_passthrough(argv: list[str]) -> tuple[list[str], list[str] | None]:
     return argv[:i], argv[i + 1 :]
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Draw, verify and write a private set of generated orm tasks from a seed (verify/generated.py)."""
+    from sandbox_env.generate.store import DEFAULT_SEED, GENERATED_FILE
+    from sandbox_env.verify.generated import main_generate
+
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.target < 1:
+        raise ValueError(f"--target must be at least 1, got {args.target}")
+    out = args.out or (GENERATED_FILE if args.seed == DEFAULT_SEED else Path(f"generated_orm_seed{args.seed}.jsonl"))
+    return main_generate(args.seed, args.target, out, args.concurrency)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="websandbox", description=__doc__)
     ap.add_argument("--version", action="version", version=f"websandbox {package_version()}")
@@ -399,6 +412,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-k", "--api-key-var", help="the environment variable that holds the key (as vf-eval's -k)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for each answer (default 120)")
     p.set_defaults(func=cmd_check_server)
+
+    p = sub.add_parser(
+        "generate",
+        help="draw and verify generated orm tasks from a seed; says how long verification took",
+        description="Draws query trees from SEED, pre-screens them in Python, verifies every candidate's reference and "
+        "mutants in the runtime image over every fixture variant, and writes the kept tasks as JSON lines. The default "
+        "seed's output is the shipped sandbox_env/data/generated_orm.jsonl; any other seed gives a private set whose "
+        "expected rows were never published.",
+    )
+    p.add_argument("--seed", type=int, required=True, help="the seed the task set is drawn from")
+    p.add_argument("--target", type=int, default=1400, help="candidates that pass the pre-screen (default 1400)")
+    p.add_argument("--out", type=Path, help="file to write (default: generated_orm_seedN.jsonl here)")
+    p.add_argument("--concurrency", type=int, default=2, help="containers at once (default 2)")
+    p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")
     p.add_argument("run_dir", nargs="?", type=Path, help="a run folder (holds results.jsonl); default: the newest run")

@@ -13,6 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from sandbox_env.constants import DATA_FILE
 
+# "train": every hand-written task and the generated tasks of the train signatures; "eval": the
+# generated tasks whose structural signatures are held out; "all": both. The default is "all", so
+# that every existing call sees every task; a training run passes split="train" and its held-out
+# evaluation split="eval" (environments/websandbox/README.md).
+SPLITS = ("train", "eval", "all")
+DEFAULT_SPLIT = "all"
+
 if TYPE_CHECKING:
     from datasets import Dataset
 
@@ -36,8 +43,16 @@ def select_rows(
     category: str | list[str] | None = None,
     task_ids: list[str] | None = None,
     include_smoke: bool = False,
+    split: str = DEFAULT_SPLIT,
 ) -> list[dict[str, Any]]:
-    """Rows matching every given filter; unknown values are errors that list what exists."""
+    """Rows matching every given filter; unknown values are errors that list what exists.
+
+    `split`: "train", "eval" or "all" (SPLITS); see DEFAULT_SPLIT for the default.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
+    if split != "all":
+        rows = [r for r in rows if r["info"].get("split", "train") == split]
     filters = {"family": _as_list(family), "difficulty": _as_list(difficulty), "category": _as_list(category)}
     for key, wanted in filters.items():
         if wanted is None:
@@ -61,7 +76,7 @@ def select_rows(
         if all(wanted is None or info[key] in wanted for key, wanted in filters.items()):
             out.append(r)
     if not out:
-        raise ValueError("no task matches the filters " + json.dumps({**filters, "task_ids": task_ids}))
+        raise ValueError("no task matches the filters " + json.dumps({**filters, "task_ids": task_ids, "split": split}))
     return out
 
 
@@ -71,7 +86,7 @@ def build_dataset(rows: list[dict[str, Any]]) -> Dataset:
     return Dataset.from_list(rows)
 
 
-TASKSET_FILTERS = ("family", "difficulty", "category", "task_ids")  # the filters of select_rows
+TASKSET_FILTERS = ("family", "difficulty", "category", "task_ids", "split")  # the filters of select_rows
 
 
 def taskset_spec(task_args: dict[str, Any] | None = None) -> dict[str, Any]:

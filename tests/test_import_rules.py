@@ -30,7 +30,7 @@ LAYERS = {
     2: {"blame", "tools", "image"},
     3: {"grading"},
     4: {"families", "metrics"},
-    5: {"verify", "rollout"},
+    5: {"verify", "generate", "rollout"},
     6: {"env", "v1", "policy", "eval_runs", "eval_report", "eval_live", "supervise", "preflight"},
     7: {"eval_v1", "cli"},
 }

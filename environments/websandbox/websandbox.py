@@ -12,7 +12,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from sandbox_env.constants import DEFAULTS
-from sandbox_env.dataset import build_dataset, load_rows, select_rows
+from sandbox_env.dataset import DEFAULT_SPLIT, build_dataset, load_rows, select_rows
 from sandbox_env.image import ensure_image
 from sandbox_env.sandbox.pool import default_pool_size
 from sandbox_env.sandbox.registry import DEFAULT_BACKEND
@@ -42,6 +42,7 @@ def load_environment(
     difficulty: str | list[str] | None = None,
     category: str | list[str] | None = None,
     task_ids: list[str] | None = None,
+    split: str = DEFAULT_SPLIT,
     max_turns: int | None = None,
     timeout_seconds: float = DEFAULTS.timeout_seconds,
     timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds,
@@ -68,7 +69,7 @@ def load_environment(
     from sandbox_env.env import WebSandboxClassicEnv
     from sandbox_env.rollout import SandboxSettings
 
-    rows = select_rows(load_rows(), family=family, difficulty=difficulty, category=category, task_ids=task_ids)
+    rows = select_rows(load_rows(), family=family, difficulty=difficulty, category=category, task_ids=task_ids, split=split)
     if max_turns is None:
         families = {r["info"]["family"] for r in rows}
         max_turns = max(DEFAULT_MAX_TURNS.get(f, DEFAULTS.max_turns) for f in families)

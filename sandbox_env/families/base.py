@@ -24,7 +24,9 @@ METRIC_NAMES = (
     "scoring_error",
 )
 DIFFICULTIES = ("easy", "medium", "hard")
-_JSON_FIELDS = ("files", "collect", "grading")
+_JSON_FIELDS = ("files", "collect", "grading", "fixture_seeds", "measures")
+SOURCES = ("hand", "generated")
+SPLITS = ("train", "eval")
 
 
 @dataclass
@@ -39,6 +41,13 @@ class TaskRow:
     files: dict[str, str] = field(default_factory=dict)
     collect: list[str] = field(default_factory=list)
     grading: dict[str, Any] = field(default_factory=dict)
+    # where the task comes from (hand-written folder or the orm generator), its split, its structural
+    # signature, the fixture seeds (orm variants) it is graded on, and the measures of its difficulty
+    source: str = "hand"
+    split: str = "train"
+    signature: str = ""
+    fixture_seeds: list[int] = field(default_factory=list)
+    measures: dict[str, Any] = field(default_factory=dict)
 
     def to_row(self) -> dict[str, Any]:
         info = {k: v for k, v in asdict(self).items() if k not in _JSON_FIELDS}

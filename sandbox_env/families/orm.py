@@ -211,11 +211,26 @@ class OrmFamily:
 
     def compile_task(self, folder: Path) -> TaskRow:
         meta = read_orm_task(folder)
-        variants = load_fixture_variants(folder)
-        expected = variants["0"]
+        row = self.compile_meta(meta, load_fixture_variants(folder), str(folder))
+        row.signature = f"hand:{meta['id']}"
+        return row
+
+    def compile_generated(self, record: dict[str, Any]) -> TaskRow:
+        """A task of the orm generator (generate/store.py's line): graded like a hand-written one."""
+        meta = {k: record[k] for k in ("title", "spec", "columns", "order", "universe", "difficulty", "category")}
+        meta["id"] = record["task_id"]
+        row = self.compile_meta(meta, record["variants"], record["task_id"])
+        row.source, row.split, row.signature = "generated", record["split"], record["signature"]
+        row.measures = record["measures"]
+        return row
+
+    def compile_meta(self, meta: dict[str, Any], variants: dict[str, list[list[Any]]], where: str) -> TaskRow:
+        """A task row from task.toml's keys and the expected rows per admitted fixture variant."""
         width = len(meta["columns"])
-        if any(len(row) != width for rows in variants.values() for row in rows):
-            raise ValueError(f"{folder}: every expected row must have {width} values, as columns says")
+        if not variants or any(len(row) != width for rows in variants.values() for row in rows):
+            raise ValueError(f"{where}: every expected row must have {width} values, as columns says")
+        first = min(variants, key=int)
+        expected = variants[first]
         return TaskRow(
             task_id=meta["id"],
             family=self.name,
@@ -231,6 +246,7 @@ class OrmFamily:
                 "abs_tol": ABS_TOL,
                 "universe": meta["universe"],
             },
+            fixture_seeds=sorted(int(k) for k in variants),
         )
 
     async def setup(self, sb: Sandbox, task: TaskRow) -> None:
@@ -250,7 +266,7 @@ class OrmFamily:
         if "result" not in final:
             return Grade.harness_fault("the final state holds no `result` probe")
         variants = task.grading.get("fixture_variants") or {"0": task.grading["expected"]}
-        expected = variants.get(str(final.get("fixture_variant", 0)))
+        expected = variants.get(str(final.get("fixture_variant", min(variants, key=int))))
         if expected is None:
             variant = final.get("fixture_variant")
             return Grade.harness_fault(f"the final state names fixture variant {variant!r}, which the task lacks")

@@ -49,7 +49,7 @@ import verifiers.v1 as vf
 from pydantic import Field
 
 from sandbox_env.constants import DEFAULTS
-from sandbox_env.dataset import load_rows, select_rows
+from sandbox_env.dataset import DEFAULT_SPLIT, load_rows, select_rows
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.metrics import metric_values
 from sandbox_env.rollout import Lease, LeaseError, SandboxSettings, close_rollouts, rollouts_for
@@ -228,6 +228,7 @@ class WebSandboxTasksetConfig(vf.TasksetConfig):
     difficulty: str | list[str] | None = None
     category: str | list[str] | None = None
     task_ids: list[str] | None = None
+    split: str = DEFAULT_SPLIT  # "train", "eval" or "all" (sandbox_env/dataset.py)
     task: WebSandboxTaskConfig = WebSandboxTaskConfig()
     tools: WebSandboxToolsetConfig = WebSandboxToolsetConfig()
 
@@ -239,7 +240,9 @@ class WebSandboxTaskset(vf.Taskset[WebSandboxTask, WebSandboxTasksetConfig]):
 
     def load(self) -> Iterator[WebSandboxTask]:
         c = self.config
-        rows = select_rows(load_rows(), family=c.family, difficulty=c.difficulty, category=c.category, task_ids=c.task_ids)
+        rows = select_rows(
+            load_rows(), family=c.family, difficulty=c.difficulty, category=c.category, task_ids=c.task_ids, split=c.split
+        )
         prompt = system_prompt_for(c.task)  # states the per-call limit and output cap of this config
         for row in rows:
             info = row["info"]

@@ -8,6 +8,8 @@ from pathlib import Path
 from sandbox_env.constants import DATA_FILE, TASKS_DIR
 from sandbox_env.families import FAMILY_NAMES, get_family
 from sandbox_env.families.base import TaskRow
+from sandbox_env.generate.store import GENERATED_FILE
+from sandbox_env.generate.store import read as read_generated
 
 
 def task_folder(family: str, task_id: str) -> Path:
@@ -21,7 +23,14 @@ def task_folders(family: str) -> list[Path]:
     return sorted(p for p in base.iterdir() if (p / "task.toml").is_file())
 
 
-def compile_all(families: tuple[str, ...] = FAMILY_NAMES) -> list[TaskRow]:
+def compile_generated(path: Path = GENERATED_FILE) -> list[TaskRow]:
+    """The verified generated orm tasks (generate/store.py's file) as task rows."""
+    fam = get_family("orm")
+    return [fam.compile_generated(r) for r in read_generated(path)]
+
+
+def compile_all(families: tuple[str, ...] = FAMILY_NAMES, generated: bool = True) -> list[TaskRow]:
+    """Every hand-written task, then (with the orm family) every verified generated one."""
     rows: list[TaskRow] = []
     seen: set[str] = set()
     for name in families:
@@ -31,6 +40,12 @@ def compile_all(families: tuple[str, ...] = FAMILY_NAMES) -> list[TaskRow]:
         fam = get_family(name)
         for folder in folders:
             row = fam.compile_task(folder)
+            if row.task_id in seen:
+                raise ValueError(f"duplicate task id {row.task_id}")
+            seen.add(row.task_id)
+            rows.append(row)
+    if generated and "orm" in families:
+        for row in compile_generated():
             if row.task_id in seen:
                 raise ValueError(f"duplicate task id {row.task_id}")
             seen.add(row.task_id)

@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import sys
 import time
+from collections import Counter
 
 from sandbox_env.constants import DATA_FILE, DEFAULTS
 from sandbox_env.families import FAMILY_NAMES
@@ -79,6 +80,17 @@ async def verify(rows: list[TaskRow], concurrency: int) -> bool:
     return all_ok
 
 
+def count_lines(rows: list[TaskRow]) -> list[str]:
+    """Task counts per family, source, split and difficulty."""
+    lines = []
+    for label, key in (("family", "family"), ("source", "source"), ("split", "split"), ("difficulty", "difficulty")):
+        counts = Counter(getattr(r, key) for r in rows)
+        lines.append(f"  per {label:<10} " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
+    combos = Counter((r.family, r.source, r.split, r.difficulty) for r in rows)
+    lines += [f"    {f:<8} {s:<9} {sp:<5} {d:<6} {n}" for (f, s, sp, d), n in sorted(combos.items())]
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--verify", action="store_true", help="run every task through the real grading path")
@@ -95,9 +107,20 @@ def main(argv: list[str] | None = None) -> int:
     rows = compile_all()
     write_dataset(rows)
     print(f"compiled {len(rows)} tasks into {DATA_FILE}")
+    for line in count_lines(rows):
+        print(line)
     if not args.verify and not args.mutants:
         return 0
     chosen = [r for r in rows if (not args.family or r.family in args.family) and (not args.task or r.task_id in args.task)]
+    generated = [r for r in chosen if r.source == "generated"]
+    chosen = [r for r in chosen if r.source != "generated"]
+    if generated and args.verify:
+        from sandbox_env.verify.generated import main_reverify
+
+        if main_reverify({r.task_id for r in generated}, args.concurrency) != 0:
+            return 1
+        if not chosen:
+            return 0
     if not chosen:
         print("no task matches the filters", file=sys.stderr)
         return 2

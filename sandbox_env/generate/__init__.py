@@ -1,0 +1,17 @@
+"""The orm task generator: a query grammar whose trees render a reference, an evaluator and a spec.
+
+Modules, one job each:
+  schema      the bookshop's fields, relations and English nouns, as the generator sees them
+  fixture     a fixture variant's rows as plain Python (the evaluator's world)
+  tree        the grammar's dataclasses, canonical form, tree hash and structural signature
+  columns     output column types (what the reference formats and the spec promises)
+  evaluate    expected rows from a tree without the ORM
+  render_orm  the ORM reference cell of a tree
+  render_spec the English of a tree (title, spec, columns, order) and the traps it states
+  sample      candidate trees from a seed, constants from the data, and the cheap pre-screen
+  measure     the structural score, its thresholds and the difficulty label
+  store       generated tasks as compact JSON lines: writing, reading, task ids and splits
+
+Verification by execution (the image's Django over the image's fixture databases, mutants)
+lives in sandbox_env/verify/generated.py; this package never starts a container.
+"""

@@ -1,0 +1,614 @@
+"""Sampling trees from a seed, with constants taken from the data.
+
+One candidate per (seed, index): `candidate(seed, i)` draws a shape (filter, per-row
+aggregate, grouped, subquery, window) and then its parts from the grammar's breadth. Variety
+comes from which fields, relations, predicate kinds, aggregates and expressions are drawn;
+constants come last and from the data: a bound is the value of a row that the other
+predicates keep (so the row sits exactly on it and `gt` vs `gte` tells), a HAVING bound is the
+aggregate of an existing group, a text is a piece of an existing value.
+
+`prescreen(tree)` is the cheap part of verification, in Python over every variant: rows
+exist, 2 to 40 of them, under 75 % of the universe, the first ordering key ties somewhere (or
+the tiebreak would be untestable), and every ablation (one predicate, the exclude, the having,
+the top-N or the top-k removed) gives other rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from decimal import Decimal
+from typing import Any
+
+from sandbox_env.generate import schema
+from sandbox_env.generate.evaluate import Evaluator, evaluate, value_at
+from sandbox_env.generate.fixture import VARIANTS, world
+from sandbox_env.generate.tree import (
+    Agg,
+    And,
+    Between,
+    Bucket,
+    Cmp,
+    CoalesceE,
+    ColRef,
+    Concat,
+    Every,
+    Exists,
+    FieldRef,
+    In,
+    IsNull,
+    Not,
+    Or,
+    Part,
+    Query,
+    SameRow,
+    StrFn,
+    Sub,
+    Text,
+    Trunc,
+    Win,
+)
+
+SHAPES = ("filter", "filter", "row_agg", "row_agg", "group", "group", "subquery", "window")
+NUMERIC = ("int", "dec", "date")
+
+# fields a predicate may compare, per universe (paths over forward foreign keys)
+PRED_FIELDS = {
+    "Book": [
+        ("price",),
+        ("sale_price",),
+        ("pages",),
+        ("published",),
+        ("in_print",),
+        ("title",),
+        ("publisher", "founded"),
+        ("publisher", "country"),
+        ("publisher", "name"),
+        ("genre", "name"),
+        ("publisher", "is_independent"),
+    ],
+    "Publisher": [("founded",), ("country",), ("is_independent",), ("name",)],
+    "Genre": [("name",)],
+    "Author": [("birth_date",), ("country",), ("email",), ("name",)],
+    "Store": [("opened",), ("city",), ("country",), ("is_online",), ("name",)],
+    "Sale": [
+        ("quantity",),
+        ("unit_price",),
+        ("sold_on",),
+        ("store", "name"),
+        ("store", "country"),
+        ("book", "pages"),
+        ("book", "price"),
+        ("store", "is_online"),
+    ],
+    "Review": [("rating",), ("verified",), ("created",), ("reviewer",), ("book", "price"), ("book", "pages")],
+}
+# per-row output columns besides the key
+OUT_FIELDS = {
+    "Book": [
+        ("price",),
+        ("sale_price",),
+        ("pages",),
+        ("published",),
+        ("in_print",),
+        ("publisher", "name"),
+        ("genre", "name"),
+        ("publisher", "country"),
+    ],
+    "Publisher": [("country",), ("founded",), ("is_independent",)],
+    "Author": [("country",), ("birth_date",), ("email",)],
+    "Store": [("city",), ("country",), ("opened",), ("is_online",)],
+}
+ROW_UNIVERSES = ("Book", "Book", "Book", "Publisher", "Author", "Store")
+
+
+def dunder(path: tuple[str, ...]) -> str:
+    return "__".join(path)
+
+
+class Sampler:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.w = world(0)
+        self.ev = Evaluator(self.w)
+
+    def kept(self, model: str, preds: list[Any]) -> list[dict]:
+        return [r for r in self.w.rows[model] if all(self.ev.pred(p, (model, r)) for p in preds)]
+
+    # -- predicates -------------------------------------------------------------------------
+    def atom(self, model: str, others: list[Any], allow_rel: bool = True) -> Any | None:
+        rng = self.rng
+        kinds = ["field", "field", "field"]
+        if allow_rel and model in schema.MULTI:
+            kinds += ["exists", "exists", "every", "same_row"]
+        kind = rng.choice(kinds)
+        rows = self.kept(model, others)
+        if not rows:
+            return None
+        if kind == "field":
+            path = rng.choice(PRED_FIELDS[model])
+            return self.field_atom(model, path, rows)
+        rel = rng.choice(sorted(schema.MULTI[model]))
+        target = schema.MULTI[model][rel][0]
+        related_rows = [i for r in rows for i in self.w.multi(model, r, rel)]
+        if not related_rows:
+            return None
+        fields = [p for p in PRED_FIELDS.get(target, []) if len(p) == 1 or target in ("Sale", "Review")]
+        if kind == "same_row" and target in ("Sale", "Review", "Book"):
+            f1, f2 = rng.sample(fields, 2)
+            c1 = self.field_atom(target, f1, related_rows)
+            if c1 is None:
+                return None
+            rest = [i for i in related_rows if self.ev.pred(c1, (target, i))]
+            c2 = self.field_atom(target, f2, rest) if rest else None
+            return None if c2 is None else SameRow(rel, (c1, c2))
+        cond = self.field_atom(target, rng.choice(fields), related_rows)
+        if cond is None:
+            return None
+        if kind == "every":
+            return Every(rel, cond)
+        return Exists(rel, cond if rng.random() < 0.85 else None, negate=rng.random() < 0.35)
+
+    def field_atom(self, model: str, path: tuple[str, ...], rows: list[dict]) -> Any | None:
+        rng = self.rng
+        owner, f = schema.resolve(model, path)
+        values = [v for v in (value_at(self.w, model, r, path) for r in rows) if v is not None]
+        target = FieldRef(path)
+        if f.nullable and rng.random() < 0.3 or not values:
+            return IsNull(target, rng.random() < 0.5) if f.nullable or schema.path_nullable(model, path) else None
+        if f.type in NUMERIC:
+            r = rng.random()
+            if f.type == "date" and r < 0.3:
+                part = rng.choice(("year", "month", "quarter", "week_day"))
+                parts = sorted(
+                    {
+                        v.year
+                        if part == "year"
+                        else v.month
+                        if part == "month"
+                        else (v.month - 1) // 3 + 1
+                        if part == "quarter"
+                        else v.isoweekday() % 7 + 1
+                        for v in values
+                    }
+                )
+                op = "exact" if part == "week_day" else rng.choice(("exact", "gte", "lte", "gt", "lt"))
+                return Cmp(target, op, rng.choice(parts), part)
+            if r < 0.45 and len(set(values)) > 2:
+                lo, hi = sorted(rng.sample(sorted(set(values)), 2))
+                return Between(target, lo, hi)
+            return Cmp(target, rng.choice(("gt", "gte", "lt", "lte")), rng.choice(values))
+        if f.type == "bool":
+            return Cmp(target, "exact", rng.choice(values))
+        # text
+        if (owner, f.name) in schema.CASED:
+            return Text(target, rng.choice(("exact", "iexact")), rng.choice(values))
+        distinct = sorted(set(values))
+        if f.name in ("country", "city", "reviewer") and len(distinct) >= 2:
+            return In(target, tuple(sorted(rng.sample(distinct, min(len(distinct) - 1, rng.choice((1, 2, 3)))))))
+        v = rng.choice(values)
+        words = v.split()
+        if rng.random() < 0.5:
+            piece = words[0] if len(words) > 1 else v[:3]
+            return Text(target, rng.choice(("prefix", "iprefix")), piece if rng.random() < 0.6 else piece.lower())
+        piece = rng.choice(words) if len(words) > 1 else v[1:4]
+        piece = piece.strip("'.,") or v[:2]
+        return Text(target, rng.choice(("contains", "icontains")), piece.lower() if rng.random() < 0.5 else piece)
+
+    def where(self, model: str, n: int, allow_rel: bool = True) -> Any | None:
+        atoms: list[Any] = []
+        for _ in range(n * 3):
+            if len(atoms) >= n:
+                break
+            a = self.atom(model, atoms, allow_rel)
+            if a is not None:
+                atoms.append(a)
+        if not atoms:
+            return None
+        r = self.rng.random()
+        if any(isinstance(a, SameRow) for a in atoms):
+            r = 1.0  # one filter() call over the relation: no OR or NOT around it
+        if len(atoms) >= 2 and r < 0.25:
+            return Or(tuple(atoms[:2])) if len(atoms) == 2 else And((Or(tuple(atoms[:2])), *atoms[2:]))
+        if r < 0.35:
+            atoms[-1] = Not(atoms[-1])
+        return atoms[0] if len(atoms) == 1 else And(tuple(atoms))
+
+    # -- shapes -----------------------------------------------------------------------------
+    def order(self, cols: list[tuple[str, Any]], key_names: list[str], primary: str | None = None) -> tuple:
+        rng = self.rng
+        primary = primary or rng.choice([n for n, _ in cols if n not in key_names] or key_names)
+        keys = [(primary, rng.random() < 0.6)]
+        keys += [(k, rng.random() < 0.5) for k in key_names if k != primary]
+        return tuple(keys)
+
+    def computed_col(self, model: str) -> tuple[str, Any] | None:
+        rng = self.rng
+        options: list[tuple[str, Any]] = []
+        if model == "Book":
+            options += [
+                ("year_published", Part("year", FieldRef(("published",)))),
+                ("quarter_published", Part("quarter", FieldRef(("published",)))),
+                ("weekday_published", Part("week_day", FieldRef(("published",)))),
+                ("month_published", Trunc("month", FieldRef(("published",)))),
+                ("title_length", StrFn("length", FieldRef(("title",)))),
+                ("title_upper", StrFn("upper", FieldRef(("title",)))),
+                ("label", Concat(FieldRef(("title",)), " / ", FieldRef(("publisher", "name")))),
+                ("effective_price", CoalesceE(FieldRef(("sale_price",)), FieldRef(("price",)))),
+                ("length_band", self.bucket(model, ("pages",), ("short", "medium", "long"))),
+                ("price_band", self.bucket(model, ("price",), ("budget", "standard", "premium"))),
+            ]
+        if model == "Author":
+            options += [
+                ("name_lower", StrFn("lower", FieldRef(("name",)))),
+                ("born_year", Part("year", FieldRef(("birth_date",)))),
+            ]
+        if model == "Publisher":
+            options += [
+                ("name_length", StrFn("length", FieldRef(("name",)))),
+                ("label", Concat(FieldRef(("name",)), " - ", FieldRef(("country",)))),
+            ]
+        if model == "Store":
+            options += [("opened_year", Part("year", FieldRef(("opened",)))), ("name_upper", StrFn("upper", FieldRef(("name",))))]
+        return rng.choice(options) if options else None
+
+    def bucket(self, model: str, path: tuple[str, ...], labels: tuple[str, ...]) -> Bucket:
+        values = sorted({value_at(self.w, model, r, path) for r in self.w.rows[model]} - {None})
+        n = len(values)
+        cuts = tuple(sorted({values[n // 3 + self.rng.randrange(-2, 3)], values[2 * n // 3 + self.rng.randrange(-2, 3)]}))
+        return Bucket(FieldRef(path), cuts, labels[: len(cuts) + 1])
+
+    def shape_filter(self) -> Query:
+        rng = self.rng
+        model = rng.choice(ROW_UNIVERSES)
+        key = schema.KEY[model]
+        cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
+        for path in rng.sample(OUT_FIELDS[model], rng.choice((1, 1, 2))):
+            cols.append((dunder(path), FieldRef(path)))
+        if rng.random() < 0.5 and (c := self.computed_col(model)) is not None:
+            cols.append(c)
+        where = self.where(model, rng.choice((1, 2, 2, 3)))
+        exclude = None
+        if rng.random() < 0.2:
+            exclude = self.atom(model, [where] if where else [], allow_rel=False)
+        orderable = [n for n, e in cols if n != key and not schema_nullable(model, e)]
+        order = self.order(cols, [key], rng.choice(orderable) if orderable else key)
+        return Query(model, tuple(cols), order, where=where, exclude=exclude, limit=rng.choice((None, None, 3, 5, 8)))
+
+    def agg_for(self, model: str, rel_choices: list[tuple[str, ...]], group: bool = False) -> tuple[str, Agg]:
+        rng = self.rng
+        rel = rng.choice(rel_choices)
+        target = model
+        for hop in rel:
+            target = schema.MULTI[target][hop][0] if hop in schema.MULTI.get(target, {}) else schema.FK[target][hop][0]
+        fields = [
+            p
+            for p, f in ((p, schema.resolve(target, p)[1]) for p in PRED_FIELDS.get(target, []))
+            if f.type in ("int", "dec", "date") and len(p) == 1
+        ]
+        fn = rng.choice(("count", "count", "sum", "avg", "max", "min"))
+        if not fields or fn == "count":
+            cond = None
+            if rng.random() < 0.5 and target in PRED_FIELDS and not (group and rel):
+                rows = self.w.rows[target]
+                cond = self.field_atom(target, rng.choice([p for p in PRED_FIELDS[target] if len(p) == 1]), rows)
+                if isinstance(cond, Text | IsNull):
+                    cond = None
+            distinct = len(rel) > 1
+            name = "n_" + ("distinct_" if distinct else "") + (rel[-1] if rel else schema.PLURAL[model])
+            if cond is not None:
+                name += "_matching"
+            return name, Agg("count", rel, None, distinct=distinct, cond=cond)
+        path = rng.choice(fields)
+        ftype = schema.resolve(target, path)[1].type
+        if ftype == "date" and fn in ("sum", "avg"):
+            fn = rng.choice(("max", "min"))
+        product = None
+        if target == "Sale" and fn == "sum" and rng.random() < 0.4:
+            path, product = ("quantity",), ("unit_price",)
+        cond = None
+        if rng.random() < 0.3 and fn in ("sum", "max", "min"):
+            c = self.field_atom(target, rng.choice([p for p in PRED_FIELDS[target] if len(p) == 1]), self.w.rows[target])
+            cond = None if isinstance(c, Text | IsNull) else c
+        coalesce = fn == "sum" and bool(rel) and rng.random() < 0.7
+        name = f"{fn}_{'revenue' if product else path[0]}"
+        return name, Agg(fn, rel, path, cond=cond, coalesce=coalesce, product=product)
+
+    def shape_row_agg(self) -> Query:
+        rng = self.rng
+        model = rng.choice(("Publisher", "Genre", "Author", "Book", "Book", "Store"))
+        key = schema.KEY[model]
+        rels = [(r,) for r in sorted(schema.MULTI[model])]
+        two = {
+            "Publisher": [("books", "authors"), ("books", "sales")],
+            "Genre": [("books", "authors"), ("books", "reviews")],
+            "Author": [("books", "publisher"), ("books", "reviews")],
+            "Store": [("sales", "book")],
+            "Book": [],
+        }[model]
+        cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
+        name, agg = self.agg_for(model, rels + two)
+        cols.append((name, agg))
+        if rng.random() < 0.4:
+            name2, agg2 = self.agg_for(model, rels + two)
+            if name2 != name and agg2.rel == agg.rel:
+                cols.append((name2, agg2))
+            elif name2 != name and agg2.fn in ("count", "max", "min") and agg.fn in ("count", "max", "min"):
+                # two relations in one query multiply each other's rows: counts must be distinct
+                fix = [
+                    (n, dataclasses.replace(a, distinct=True) if a.fn == "count" else a) for n, a in ((name, agg), (name2, agg2))
+                ]
+                cols = [cols[0], *fix]
+        where = self.where(model, 1) if rng.random() < 0.5 else None
+        having = None
+        if rng.random() < 0.6:
+            n, a = cols[1]
+            probe = Query(model, tuple(cols), ((key, False),), where=where)
+            vals = [r[1] for r in evaluate_raw(probe, self.w) if r[1] is not None]
+            if vals:
+                having = Cmp(ColRef(n), rng.choice(("gt", "gte", "lt", "lte")), rng.choice(vals))
+        order = self.order(cols, [key], cols[1][0])
+        return Query(model, tuple(cols), order, where=where, having=having, limit=rng.choice((None, None, 5, 10)))
+
+    def shape_group(self) -> Query:
+        rng = self.rng
+        model = rng.choice(("Book", "Book", "Sale", "Sale", "Review", "Review"))
+        fields = {
+            "Book": (("publisher", "country"), ("genre", "name"), ("publisher", "name"), ("in_print",)),
+            "Sale": (
+                ("store", "name"),
+                ("store", "country"),
+                ("book", "genre", "name"),
+                ("book", "publisher", "country"),
+                ("store", "is_online"),
+            ),
+            "Review": (("rating",), ("verified",), ("reviewer",), ("book", "genre", "name"), ("book", "publisher", "country")),
+        }[model]
+        sold, created = FieldRef(("sold_on",)), FieldRef(("created",))
+        key_options = [(dunder(p), FieldRef(p)) for p in fields] + {
+            "Book": [
+                ("year_published", Part("year", FieldRef(("published",)))),
+                ("length_band", self.bucket("Book", ("pages",), ("short", "medium", "long"))),
+            ],
+            "Sale": [
+                ("month_sold", Part("month", sold)),
+                ("quarter_sold", Part("quarter", sold)),
+                ("year_sold", Part("year", sold)),
+                ("month_start", Trunc("month", sold)),
+            ],
+            "Review": [("year_reviewed", Part("year", created)), ("weekday_reviewed", Part("week_day", created))],
+        }[model]
+        keys = rng.sample(key_options, rng.choice((1, 1, 2)))
+        cols: list[tuple[str, Any]] = list(keys)
+        fk_distinct = {"Sale": [("book",), ("store",)], "Review": [("book",)], "Book": [("authors",)]}[model]
+        for _ in range(rng.choice((1, 2))):
+            if rng.random() < 0.2:
+                rel = rng.choice(fk_distinct)
+                name, agg = f"n_distinct_{rel[0]}", Agg("count", rel, None, distinct=True)
+            else:
+                name, agg = self.agg_for(model, [()], group=True)
+                if agg.rel == () and agg.fn == "count":
+                    name = name.replace("n_" + schema.PLURAL[model], "n_" + schema.PLURAL[model])
+            if name not in dict(cols):
+                cols.append((name, agg))
+        where = self.where(model, 1, allow_rel=False) if rng.random() < 0.5 else None
+        having = None
+        aggs = [(n, e) for n, e in cols if n not in dict(keys)]
+        if rng.random() < 0.5:
+            n, _ = rng.choice(aggs)
+            probe = Query(model, tuple(cols), tuple((k, False) for k, _ in keys), where=where, group=tuple(k for k, _ in keys))
+            idx = [c for c, _ in cols].index(n)
+            vals = [r[idx] for r in evaluate_raw(probe, self.w) if r[idx] is not None]
+            if vals:
+                having = Cmp(ColRef(n), rng.choice(("gt", "gte", "lt", "lte")), rng.choice(vals))
+        primary = rng.choice(aggs)[0]
+        order = self.order(cols, [k for k, _ in keys], primary)
+        return Query(
+            model,
+            tuple(cols),
+            order,
+            where=where,
+            group=tuple(k for k, _ in keys),
+            having=having,
+            limit=rng.choice((None, None, None, 5)),
+        )
+
+    def shape_subquery(self) -> Query:
+        rng = self.rng
+        model, rel = rng.choice(
+            (("Book", "sales"), ("Book", "reviews"), ("Store", "sales"), ("Publisher", "books"), ("Genre", "books"))
+        )
+        target = schema.MULTI[model][rel][0]
+        key = schema.KEY[model]
+        fields = [p for p in PRED_FIELDS[target] if len(p) == 1 and schema.resolve(target, p)[1].type in NUMERIC]
+        fn = rng.choice(("count", "sum", "max", "min"))
+        path = rng.choice(fields)
+        if schema.resolve(target, path)[1].type == "date" and fn == "sum":
+            fn = "max"
+        cond = None
+        if rng.random() < 0.5:
+            c = self.field_atom(target, rng.choice([p for p in PRED_FIELDS[target] if len(p) == 1]), self.w.rows[target])
+            cond = None if isinstance(c, Text | IsNull) else c
+        sub = Sub(fn, rel, None if fn == "count" else path, cond, coalesce=fn in ("count", "sum") and rng.random() < 0.8)
+        name = f"{'n' if fn == 'count' else fn}_{rel if fn == 'count' else path[0]}_sub"
+        cols: list[tuple[str, Any]] = [(key, FieldRef((key,))), (name, sub)]
+        if rng.random() < 0.4 and model in OUT_FIELDS:
+            p = rng.choice(OUT_FIELDS[model])
+            cols.insert(1, (dunder(p), FieldRef(p)))
+        where = self.where(model, 1, allow_rel=False) if rng.random() < 0.6 else None
+        having = None
+        probe = Query(model, tuple(cols), ((key, False),), where=where)
+        vals = [r[-1] for r in evaluate_raw(probe, self.w) if r[-1] is not None]
+        if vals and rng.random() < 0.7:
+            having = Cmp(ColRef(name), rng.choice(("gt", "gte", "lt", "lte")), rng.choice(vals))
+        order = self.order(cols, [key], name)
+        return Query(model, tuple(cols), order, where=where, having=having, limit=rng.choice((None, None, 5)))
+
+    def shape_window(self) -> Query:
+        rng = self.rng
+        model = "Book"
+        key = schema.KEY[model]
+        if model == "Book":
+            partition = rng.choice((("genre", "name"), ("publisher", "name"), ("publisher", "country"), None))
+            order_f = rng.choice((("price",), ("pages",), ("published",)))
+        else:
+            partition, order_f = ("country",), ("birth_date",)
+        fn = rng.choice(("rank", "rank", "dense_rank", "dense_rank", "lag", "lead", "running_sum"))
+        desc = rng.random() < 0.6
+        cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
+        if partition is not None:
+            cols.append((dunder(partition), FieldRef(partition)))
+        cols.append((dunder(order_f), FieldRef(order_f)))
+        topk = None
+        if fn in ("rank", "dense_rank"):
+            name = f"{order_f[0]}_{fn}"
+            cols.append((name, Win(fn, partition, order_f, desc)))
+            if rng.random() < 0.6:
+                topk = (name, rng.choice((1, 2, 2, 3)))
+        else:
+            arg = order_f if fn != "lag" or rng.random() < 0.5 else (key,)
+            if fn == "running_sum":
+                arg = rng.choice((("pages",), ("price",)))
+            name = {"lag": "previous_", "lead": "next_", "running_sum": "running_"}[fn] + arg[0]
+            cols.append((name, Win(fn, partition, order_f, desc, arg)))
+        where = self.where(model, rng.choice((1, 2)), allow_rel=rng.random() < 0.3)
+        if partition is not None and model == "Book" and where is not None and rng.random() < 0.5:
+            where = where
+        order_keys = [n for n, _ in cols if n in (dunder(partition or ("x",)),)] + [cols[-1][0]]
+        order: tuple = tuple((n, False) for n in order_keys) + ((key, rng.random() < 0.5),)
+        return Query(model, tuple(cols), order, where=where, topk=topk)
+
+    def draw(self) -> Query:
+        shape = self.rng.choice(SHAPES)
+        return getattr(self, f"shape_{shape}")()
+
+
+def schema_nullable(model: str, e: Any) -> bool:
+    from sandbox_env.generate.columns import expr_type
+
+    return expr_type(model, e)[1]
+
+
+def evaluate_raw(q: Query, w) -> list[tuple]:
+    return Evaluator(w).run(q)
+
+
+def candidate(seed: int, index: int) -> Query | None:
+    """The index-th candidate of `seed` (None when the draw found no constants)."""
+    rng = random.Random(f"websandbox-orm-gen:{seed}:{index}")
+    try:
+        return Sampler(rng).draw()
+    except (IndexError, ValueError):
+        return None
+
+
+def ablations(q: Query) -> list[Query]:
+    """The tree with one part removed at a time: each predicate of the where, the exclude, having, top-N, top-k."""
+    out = []
+    w = q.where
+    if w is not None:
+        out.append(dataclasses.replace(q, where=None))
+        if isinstance(w, And):
+            for i in range(len(w.items)):
+                rest = w.items[:i] + w.items[i + 1 :]
+                out.append(dataclasses.replace(q, where=rest[0] if len(rest) == 1 else And(rest)))
+        if isinstance(w, Or):
+            for item in w.items:
+                out.append(dataclasses.replace(q, where=item))
+        if isinstance(w, Not):
+            out.append(dataclasses.replace(q, where=w.item))
+    for name in ("exclude", "having", "limit", "topk"):
+        if getattr(q, name) is not None:
+            out.append(dataclasses.replace(q, **{name: None}))
+    return out
+
+
+FLIPS = {"lt": "lte", "lte": "lt", "gt": "gte", "gte": "gt"}
+SWAPS = ("sum", "avg", "max", "min")
+
+
+def _local_edits(node: Any) -> list[Any]:
+    """Mutations of one node, after verify/mutants.py's orm operators, on the tree."""
+    r = dataclasses.replace
+    if isinstance(node, Cmp) and node.op in FLIPS:
+        return [r(node, op=FLIPS[node.op])]
+    if isinstance(node, Text) and node.kind in ("exact", "iexact"):
+        return [r(node, kind="iexact" if node.kind == "exact" else "exact")]
+    if isinstance(node, IsNull):
+        return [r(node, isnull=not node.isnull)]
+    if isinstance(node, Agg | Sub):
+        out = [r(node, fn=f) for f in SWAPS if node.fn in SWAPS and f != node.fn]
+        return out + ([r(node, coalesce=False)] if node.coalesce else [])
+    if isinstance(node, Win) and node.fn in ("rank", "dense_rank"):
+        return [r(node, fn="dense_rank" if node.fn == "rank" else "rank")]
+    if isinstance(node, Query):
+        out = [r(node, order=node.order[:i] + ((n, not d),) + node.order[i + 1 :]) for i, (n, d) in enumerate(node.order)]
+        if node.limit is not None:
+            out += [r(node, limit=node.limit + 1), r(node, limit=node.limit - 1)]
+        return out
+    return []
+
+
+def _edits(value: Any) -> list[Any]:
+    if dataclasses.is_dataclass(value):
+        out = _local_edits(value)
+        for f in dataclasses.fields(value):
+            out += [dataclasses.replace(value, **{f.name: nv}) for nv in _edits(getattr(value, f.name))]
+        return out
+    if isinstance(value, tuple):
+        return [value[:i] + (nv,) + value[i + 1 :] for i, item in enumerate(value) for nv in _edits(item)]
+    return []
+
+
+def tree_mutants(q: Query) -> list[Query]:
+    """The tree with one mutation each: the evaluator's preview of the ORM mutants."""
+    return _edits(q)
+
+
+def universe_size(q: Query, variant: int) -> int:
+    return len(world(variant).rows[q.universe])
+
+
+def screen_variant(q: Query, variant: int) -> tuple[list[list[Any]] | None, str]:
+    """The evaluator's rows on one variant, or None and why the variant cannot serve the task."""
+    w = world(variant)
+    try:
+        rows = evaluate(q, w)
+    except (TypeError, KeyError, ZeroDivisionError) as exc:
+        return None, f"evaluator: {type(exc).__name__}: {exc}"
+    if not 2 <= len(rows) <= 40:
+        return None, f"{len(rows)} rows"
+    if q.group is None and len(rows) >= 0.75 * universe_size(q, variant):
+        return None, "75 % of the universe or more"
+    for ab in ablations(q):
+        if evaluate(ab, w) == rows:
+            return None, "an ablation gives the same rows"
+    names = [n for n, _ in q.cols]
+    for i in range(1, len(q.order)):
+        prefix = [names.index(n) for n, _ in q.order[:i]]
+        if len({tuple(r[j] for j in prefix) for r in rows}) == len(rows):
+            return None, f"no tie before ordering key {i + 1}: it is untested"
+    for m in tree_mutants(q):
+        try:
+            if evaluate(m, w) == rows:
+                return None, "a mutation gives the same rows"
+        except (TypeError, KeyError, ValueError, ZeroDivisionError):
+            continue
+    return rows, "ok"
+
+
+def _hashable(v: Any) -> Any:
+    return v
+
+
+def prescreen(q: Query) -> dict[int, list[list[Any]]]:
+    """The evaluator's rows on every variant that passes the cheap checks."""
+    out = {}
+    for v in range(VARIANTS):
+        rows, _ = screen_variant(q, v)
+        if rows is not None:
+            out[v] = rows
+    return out
+
+
+__all__ = ["Decimal", "Sampler", "ablations", "candidate", "prescreen", "screen_variant"]

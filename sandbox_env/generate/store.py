@@ -1,0 +1,82 @@
+"""Generated tasks as compact JSON lines: one verified task a line, and what compiles them.
+
+Decision: verification takes containers (minutes), so `websandbox generate` verifies once and
+writes sandbox_env/data/generated_orm.jsonl, which is committed; `build_tasks.py` only reads it
+and compiles its lines into the dataset, next to the hand-written tasks, with no container.
+A line holds the tree (canonical form: re-rendering it gives the same reference and spec),
+the reference cell, the spec's lines, the expected rows per admitted fixture variant, the
+structural measures, the difficulty, the split and where it came from (seed and draw index).
+
+Task ids are `orm_gen_<tree hash>`: the same tree gets the same id in every build.
+The split is a function of the structural signature (one signature in five goes to `eval`), so
+`eval` holds out whole structures; eval tasks are verified on the fixture variants of
+EVAL_VARIANTS only and train tasks never on them, so no eval task's rows come from a train
+fixture.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from sandbox_env.constants import PACKAGE_DIR
+from sandbox_env.generate.tree import Query, canonical
+
+GENERATED_FILE = PACKAGE_DIR / "data" / "generated_orm.jsonl"
+DEFAULT_SEED = 22
+DEFAULT_COUNT = 2600  # pre-screened candidates drawn by `websandbox generate` with no --target
+EVAL_VARIANTS = (6, 7)
+EVAL_SHARE = 5  # one signature in EVAL_SHARE is held out for `eval`
+SPLITS = ("train", "eval")
+
+
+def split_of(signature: str) -> str:
+    digest = hashlib.sha256(f"websandbox-split:{signature}".encode()).digest()
+    return "eval" if digest[0] % EVAL_SHARE == 0 else "train"
+
+
+def task_id(tree_hash: str) -> str:
+    return f"orm_gen_{tree_hash[:12]}"
+
+
+def record(seed: int, index: int, q: Query, code: str, spec: dict[str, Any], variants: dict[int, Any],
+           measures: dict[str, int], difficulty: str, category: str, split: str) -> dict[str, Any]:  # fmt: skip
+    from sandbox_env.generate.tree import signature, tree_hash
+
+    h = tree_hash(q)
+    return {
+        "task_id": task_id(h),
+        "tree_hash": h,
+        "signature": signature(q),
+        "split": split,
+        "seed": seed,
+        "index": index,
+        "difficulty": difficulty,
+        "category": category,
+        "universe": q.universe,
+        "title": spec["title"],
+        "spec": spec["spec"],
+        "columns": spec["columns"],
+        "order": spec["order"],
+        "traps": spec["traps"],
+        "measures": measures,
+        "reference": code,
+        "variants": {str(k): v for k, v in sorted(variants.items())},
+        "tree": canonical(q),
+    }
+
+
+def write(path: Path, records: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    records = sorted(records, key=lambda r: r["task_id"])
+    with path.open("w") as fh:
+        for r in records:
+            fh.write(json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def read(path: Path = GENERATED_FILE) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -1,0 +1,373 @@
+"""Verification of generated orm tasks by execution, batched: many tasks per container.
+
+For every fixture variant, one container rebuilds the variant's database from scratch (its
+digest must equal the image's copy) and runs, in one Python program of the image (Django,
+the fixture's models, the session's preamble), every candidate's reference and every mutant
+that verify/mutants.py's orm operators make of it, each cell in a fresh copy of the
+preamble's namespace; a second container does the same for the references over a build whose
+drawn rows are inserted in the opposite order. Rows come back as JSON.
+
+A candidate is admitted on a variant when: the reference ran on both builds and gave the same
+rows (no tie the spec leaves open); the rows equal the independent evaluator's (floats within
+1e-9 relative); the evaluator's cheap checks held there (2-40 rows, under 75 % of the
+universe, a tie on the first ordering key, every ablation gives other rows: sample.py); and
+every mutant gives other rows or fails. A task ships with the variants of its split's pool
+that admit it (train: 0-5, eval: 6-7, so no eval task's rows are drawn from a train fixture)
+and needs at least MIN_VARIANTS of them. Survivors are never declared: the candidate is
+dropped, and another draw of the same structure (other constants) may take its place.
+Then dedup by tree hash and by the expected rows' fingerprint, at most PER_SIGNATURE tasks per
+structural signature.
+
+    websandbox generate --seed N [--target K] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME
+from sandbox_env.families.orm import SESSION_DB, SESSION_ENV, image_db, session_preamble
+from sandbox_env.generate import store
+from sandbox_env.generate.fixture import VARIANTS
+from sandbox_env.generate.measure import category, difficulty, measures
+from sandbox_env.generate.render_orm import render_orm
+from sandbox_env.generate.render_spec import render_spec
+from sandbox_env.generate.sample import candidate, screen_variant
+from sandbox_env.generate.tree import Query, canonical, signature, tree_hash
+from sandbox_env.sandbox import SandboxBackend
+from sandbox_env.verify.mutants import ORM_OPERATORS, Context, generate, related_names_of
+from sandbox_env.verify.sensitivity import MODELS_PY
+
+PER_SIGNATURE = 3
+MIN_VARIANTS = 2
+EVAL_MIN_VARIANTS = 1
+CHUNK = 4000  # cells per runner call
+CELL_SECONDS = 20
+
+RUNNER = r"""
+import json, signal, sys
+batch = json.load(open(sys.argv[1]))
+base = {}
+exec(batch["preamble"], base)
+
+class Late(Exception):
+    pass
+
+def late(*_):
+    raise Late("cell timed out")
+
+signal.signal(signal.SIGALRM, late)
+PLAIN = (str, int, float, bool, type(None))
+out = {}
+for key, code in batch["cells"].items():
+    ns = dict(base)
+    try:
+        signal.alarm(CELL_SECONDS)
+        exec(code, ns)
+        signal.alarm(0)
+        r = ns.get("result")
+        if type(r) is not list or any(type(t) is not tuple or any(type(v) not in PLAIN for v in t) for t in r):
+            out[key] = {"error": "result is not a list of tuples of plain values"}
+        else:
+            out[key] = [list(t) for t in r]
+    except BaseException as exc:
+        signal.alarm(0)
+        out[key] = {"error": type(exc).__name__ + ": " + str(exc)[:200]}
+json.dump(out, open(sys.argv[2], "w"))
+""".replace("CELL_SECONDS", str(CELL_SECONDS))
+
+
+def _exact(v: Any) -> str:
+    return json.dumps(v, sort_keys=True)
+
+
+def same_rows(a: list[list[Any]], b: list[list[Any]]) -> bool:
+    """Equal rows: same length and types, text and ints exact, floats within 1e-9 relative."""
+    if len(a) != len(b):
+        return False
+    for ra, rb in zip(a, b, strict=True):
+        if len(ra) != len(rb):
+            return False
+        for x, y in zip(ra, rb, strict=True):
+            if type(x) is not type(y):
+                return False
+            if isinstance(x, float):
+                if not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9):
+                    return False
+            elif x != y:
+                return False
+    return True
+
+
+def mutants_of(code: str) -> dict[str, str]:
+    ctx = Context(related_names_of(MODELS_PY.read_text()))
+    return {m.name: m.source for m in generate(code, ORM_OPERATORS, ctx)}
+
+
+async def run_cells(backend: SandboxBackend, image: str, variant: int, reverse: bool, cells: dict[str, str]) -> dict[str, Any]:
+    """Every cell over one rebuilt variant, in one container; {key: rows | {"error": ...}}."""
+    env = {**SESSION_ENV, "PYTHONPATH": CONTAINER_RUNTIME}
+    async with backend.sandbox(image) as sb:
+        argv = [CONTAINER_PYTHON, "-m", "orm_fixture.build", SESSION_DB, "--variant", str(variant)]
+        built = await sb.exec(argv + (["--reversed"] if reverse else []), env=env, timeout=120)
+        if built.exit_code != 0:
+            raise RuntimeError(f"rebuilding variant {variant} failed: {built.stderr[-600:]}")
+        image_digest = await sb.exec([CONTAINER_PYTHON, "-m", "orm_fixture.build", "--digest", image_db(variant)], env=env)
+        if not reverse and built.stdout.strip() != image_digest.stdout.strip():
+            raise RuntimeError(f"variant {variant}: the rebuilt fixture is not the image's")
+        out: dict[str, Any] = {}
+        keys = list(cells)
+        for start in range(0, len(keys), CHUNK):
+            part = {k: cells[k] for k in keys[start : start + CHUNK]}
+            batch = {"preamble": session_preamble(copy_image_db=False, variant=variant), "cells": part}
+            await sb.write_files({"/tmp/gen/batch.json": json.dumps(batch), "/tmp/gen/runner.py": RUNNER})
+            ran = await sb.exec(
+                [CONTAINER_PYTHON, "/tmp/gen/runner.py", "/tmp/gen/batch.json", "/tmp/gen/out.json"],
+                env=env,
+                timeout=60 + len(part),
+            )
+            if ran.exit_code != 0:
+                raise RuntimeError(f"the batch runner failed on variant {variant}: {ran.stderr[-800:]}")
+            got = (await sb.read_files(["/tmp/gen/out.json"]))["/tmp/gen/out.json"]
+            out.update(json.loads(got or b"{}"))
+    return out
+
+
+def pool(split: str) -> tuple[int, ...]:
+    return store.EVAL_VARIANTS if split == "eval" else tuple(v for v in range(VARIANTS) if v not in store.EVAL_VARIANTS)
+
+
+def candidates(seed: int, count: int, per_signature: int = 2 * PER_SIGNATURE, log=print) -> list[dict[str, Any]]:
+    """Draw and pre-screen candidates until `count` pass in Python (or 12x as many draws were made)."""
+    out: list[dict[str, Any]] = []
+    seen_hash: set[str] = set()
+    per_sig: dict[str, int] = defaultdict(int)
+    i = 0
+    t0 = time.perf_counter()
+    while len(out) < count and i < 12 * count:
+        q = candidate(seed, i)
+        i += 1
+        if q is None:
+            continue
+        try:
+            h, sig = tree_hash(q), signature(q)
+            if h in seen_hash or per_sig[sig] >= per_signature:
+                continue
+            split = store.split_of(sig)
+            screened = {v: screen_variant(q, v)[0] for v in pool(split)}
+            screened = {v: r for v, r in screened.items() if r is not None}
+            if len(screened) < (EVAL_MIN_VARIANTS if split == "eval" else MIN_VARIANTS):
+                continue
+            code = render_orm(q)
+            spec = render_spec(q)
+        except (TypeError, KeyError, ValueError, IndexError, AttributeError) as exc:
+            log(f"  draw {i - 1}: skipped ({type(exc).__name__}: {exc})")
+            continue
+        seen_hash.add(h)
+        per_sig[sig] += 1
+        out.append(
+            dict(
+                q=q,
+                hash=h,
+                signature=sig,
+                split=split,
+                screened=screened,
+                code=code,
+                spec=spec,
+                mutants=mutants_of(code),
+                index=i - 1,
+            )
+        )
+        if len(out) % 200 == 0:
+            log(f"  {len(out)} candidates pass the pre-screen ({i} draws, {time.perf_counter() - t0:.0f} s)")
+    log(f"{len(out)} candidates from {i} draws pass the pre-screen in {time.perf_counter() - t0:.0f} s")
+    return out
+
+
+async def execute(backend: SandboxBackend, image: str, cands: list[dict[str, Any]], concurrency: int = 2, log=print):
+    """{(variant, reverse): {key: rows}} for every variant any candidate needs."""
+    jobs: dict[tuple[int, bool], dict[str, str]] = defaultdict(dict)
+    for n, c in enumerate(cands):
+        for v in c["screened"]:
+            jobs[(v, False)][f"{n}/ref"] = c["code"]
+            jobs[(v, True)][f"{n}/ref"] = c["code"]
+            for name, src in c["mutants"].items():
+                jobs[(v, False)][f"{n}/m/{name}"] = src
+    sem = asyncio.Semaphore(concurrency)
+    results: dict[tuple[int, bool], dict[str, Any]] = {}
+    t0 = time.perf_counter()
+
+    async def one(key: tuple[int, bool]) -> None:
+        async with sem:
+            t = time.perf_counter()
+            results[key] = await run_cells(backend, image, key[0], key[1], jobs[key])
+            log(
+                f"  variant {key[0]}{' (reversed build)' if key[1] else ''}: {len(jobs[key])} cells in "
+                f"{time.perf_counter() - t:.0f} s ({len(results)}/{len(jobs)} builds, {time.perf_counter() - t0:.0f} s)"
+            )
+
+    await asyncio.gather(*(one(k) for k in sorted(jobs)))
+    return results
+
+
+def admit(n: int, c: dict[str, Any], results: dict[tuple[int, bool], dict[str, Any]]) -> tuple[dict[int, Any], dict[int, str]]:
+    """The variants that admit candidate n, with its rows there, and why the others do not."""
+    ok: dict[int, Any] = {}
+    why: dict[int, str] = {}
+    for v, expected in c["screened"].items():
+        a = results[(v, False)].get(f"{n}/ref")
+        b = results[(v, True)].get(f"{n}/ref")
+        if not isinstance(a, list) or not isinstance(b, list):
+            why[v] = f"the reference failed: {(a if not isinstance(a, list) else b)}"
+            continue
+        if _exact(a) != _exact(b):
+            why[v] = "the rows depend on insertion order (an open tie)"
+            continue
+        if not same_rows(a, expected):
+            why[v] = "the reference's rows differ from the evaluator's"
+            continue
+        survivors = [
+            m
+            for m in c["mutants"]
+            if (r := results[(v, False)].get(f"{n}/m/{m}")) is not None and isinstance(r, list) and same_rows(r, a)
+        ]
+        if survivors:
+            why[v] = f"mutant survives: {survivors[0]}"
+            continue
+        ok[v] = a
+    return ok, why
+
+
+def fingerprint(variants: dict[int, Any]) -> str:
+    return hashlib.sha256(_exact({str(k): v for k, v in sorted(variants.items())}).encode()).hexdigest()[:16]
+
+
+def select(seed: int, cands: list[dict[str, Any]], results, log=print) -> list[dict[str, Any]]:
+    kept: list[dict[str, Any]] = []
+    per_sig: dict[str, int] = defaultdict(int)
+    prints: set[str] = set()
+    reasons: dict[str, int] = defaultdict(int)
+    for n, c in enumerate(cands):
+        ok, why = admit(n, c, results)
+        for w in why.values():
+            reasons[w.split(":")[0]] += 1
+        need = EVAL_MIN_VARIANTS if c["split"] == "eval" else MIN_VARIANTS
+        if len(ok) < need or per_sig[c["signature"]] >= PER_SIGNATURE:
+            continue
+        fp = fingerprint(ok)
+        if fp in prints:
+            continue
+        prints.add(fp)
+        per_sig[c["signature"]] += 1
+        q: Query = c["q"]
+        m = measures(q, c["spec"]["traps"], killed=len(c["mutants"]))
+        kept.append(store.record(seed, c["index"], q, c["code"], c["spec"], ok, m, difficulty(m), category(q), c["split"]))
+    log("variants left out: " + ", ".join(f"{k} x{v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1])))
+    return kept
+
+
+async def produce(backend: SandboxBackend, image: str, seed: int, count: int, concurrency: int = 2, log=print):
+    """Draw, pre-screen, execute and admit; returns (records, seconds of verification in containers)."""
+    cands = candidates(seed, count, log=log)
+    t0 = time.perf_counter()
+    results = await execute(backend, image, cands, concurrency, log=log)
+    seconds = time.perf_counter() - t0
+    kept = select(seed, cands, results, log=log)
+    return kept, seconds
+
+
+def main_generate(seed: int, count: int, out: Path, concurrency: int = 2) -> int:
+    from sandbox_env.image import ensure_image
+    from sandbox_env.sandbox.registry import make_backend
+
+    image = ensure_image()
+    backend = make_backend()
+    t0 = time.perf_counter()
+    try:
+        kept, seconds = asyncio.run(produce(backend, image, seed, count, concurrency))
+    finally:
+        backend.teardown()
+    store.write(out, kept)
+    sigs = {r["signature"] for r in kept}
+    by = defaultdict(int)
+    for r in kept:
+        by[(r["split"], r["difficulty"])] += 1
+    print(f"{len(kept)} tasks verified and kept from {len(sigs)} signatures, written to {out}")
+    print("  " + ", ".join(f"{s}/{d} {n}" for (s, d), n in sorted(by.items())))
+    print(f"verification in containers took {seconds:.0f} s; {time.perf_counter() - t0:.0f} s in all")
+    return 0 if kept else 1
+
+
+__all__ = ["admit", "candidates", "canonical", "execute", "main_generate", "produce", "same_rows", "select"]
+
+
+def candidates_from_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Stored tasks as candidates again: the stored reference, its mutants, the stored rows as the evaluator's."""
+    from sandbox_env.generate.tree import from_canonical
+
+    out = []
+    for r in records:
+        q = from_canonical(r["tree"])
+        out.append(
+            dict(
+                q=q,
+                hash=r["tree_hash"],
+                signature=r["signature"],
+                split=r["split"],
+                index=r["index"],
+                screened={int(k): v for k, v in r["variants"].items()},
+                code=r["reference"],
+                spec={k: r[k] for k in ("title", "spec", "columns", "order", "traps")},
+                mutants=mutants_of(r["reference"]),
+            )
+        )
+    return out
+
+
+async def reverify(backend: SandboxBackend, image: str, records: list[dict[str, Any]], concurrency: int = 2, log=print):
+    """Every stored task again through the image: {task_id: problems} (empty when each variant still admits it)."""
+    cands = candidates_from_records(records)
+    results = await execute(backend, image, cands, concurrency, log=log)
+    problems: dict[str, list[str]] = {}
+    for n, (c, r) in enumerate(zip(cands, records, strict=True)):
+        from sandbox_env.generate.evaluate import evaluate
+        from sandbox_env.generate.fixture import world
+
+        ok, why = admit(n, c, results)
+        bad = [f"variant {v}: {w}" for v, w in why.items()]
+        bad += [
+            f"variant {v}: the evaluator now gives other rows"
+            for v in c["screened"]
+            if not same_rows(evaluate(c["q"], world(v)), c["screened"][v])
+        ]
+        problems[r["task_id"]] = bad
+    return problems
+
+
+def main_reverify(task_ids: set[str] | None = None, concurrency: int = 2) -> int:
+    """build_tasks.py --verify for generated tasks: every stored one (or those named) verified again."""
+    from sandbox_env.image import ensure_image
+    from sandbox_env.sandbox.registry import make_backend
+
+    records = [r for r in store.read() if task_ids is None or r["task_id"] in task_ids]
+    backend = make_backend()
+    t0 = time.perf_counter()
+    try:
+        problems = asyncio.run(reverify(backend, ensure_image(), records, concurrency))
+    finally:
+        backend.teardown()
+    failing = {k: v for k, v in problems.items() if v}
+    for task_id, bad in sorted(failing.items()):
+        print(f"  {task_id} FAIL: {'; '.join(bad)[:300]}")
+    print(
+        f"generated orm tasks: {len(records) - len(failing)}/{len(records)} pass on every stored variant "
+        f"({time.perf_counter() - t0:.0f} s)"
+    )
+    return 1 if failing else 0

@@ -1,0 +1,239 @@
+"""The orm generator's pure logic: grammar, renderers, evaluator, difficulty, store and determinism."""
+
+from __future__ import annotations
+
+import ast
+import re
+from datetime import date
+from decimal import Decimal
+
+import pytest
+
+from sandbox_env.dataset import load_rows, select_rows
+from sandbox_env.families.orm import FAMILY
+from sandbox_env.generate import measure, schema, store
+from sandbox_env.generate.evaluate import evaluate
+from sandbox_env.generate.fixture import world
+from sandbox_env.generate.render_orm import render_orm
+from sandbox_env.generate.render_spec import render_spec
+from sandbox_env.generate.sample import ablations, candidate, screen_variant, tree_mutants
+from sandbox_env.generate.tree import (
+    Agg,
+    Cmp,
+    ColRef,
+    Exists,
+    FieldRef,
+    Query,
+    SameRow,
+    Text,
+    Win,
+    canonical,
+    from_canonical,
+    signature,
+    tree_hash,
+    walk,
+)  # fmt: skip
+from sandbox_env.runtime.orm_fixture import data
+
+MODELS_PY = (schema.__file__.rsplit("/", 2)[0]) + "/runtime/orm_fixture/shop/models.py"
+
+
+def _cands(seed: int = 3, n: int = 60) -> list[Query]:
+    return [q for q in (candidate(seed, i) for i in range(n)) if q is not None]
+
+
+def test_every_schema_field_is_a_model_field_with_the_same_nullability():
+    tree = ast.parse(open(MODELS_PY).read())
+    fields: dict[tuple[str, str], bool] = {}
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        for stmt in cls.body:
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+                null = any(k.arg == "null" and k.value.value is True for k in stmt.value.keywords)
+                fields[(cls.name, stmt.targets[0].id)] = null
+    for model, fs in schema.FIELDS.items():
+        for name, f in fs.items():
+            assert fields[(model, name)] == f.nullable, (model, name)
+    for model, fks in schema.FK.items():
+        for name, (_, nullable) in fks.items():
+            assert fields[(model, name)] == nullable, (model, name)
+
+
+def test_the_same_seed_gives_the_same_trees_and_another_seed_other_ones():
+    a, b = _cands(), _cands()
+    assert [canonical(q) for q in a] == [canonical(q) for q in b]
+    assert [tree_hash(q) for q in a] == [tree_hash(q) for q in b]
+    assert {tree_hash(q) for q in _cands(seed=4)} != {tree_hash(q) for q in a}
+
+
+def test_a_tree_round_trips_through_its_canonical_form_and_its_signature_ignores_constants():
+    for q in _cands():
+        assert from_canonical(canonical(q)) == q
+    q = Query(
+        "Book", (("title", FieldRef(("title",))),), (("title", False),), where=Cmp(FieldRef(("price",)), "gte", Decimal("20.00"))
+    )
+    r = Query(
+        "Book", (("title", FieldRef(("title",))),), (("title", False),), where=Cmp(FieldRef(("price",)), "gte", Decimal("25.00"))
+    )
+    assert signature(q) == signature(r) and tree_hash(q) != tree_hash(r)
+
+
+def test_the_evaluator_filters_orders_and_formats_like_the_contract():
+    q = Query(
+        "Book",
+        (("title", FieldRef(("title",))), ("price", FieldRef(("price",))), ("published", FieldRef(("published",)))),
+        (("price", True), ("title", False)),
+        where=Cmp(FieldRef(("price",)), "gte", Decimal("30.00")),
+    )
+    rows = evaluate(q, world(0))
+    want = sorted(((b[0], Decimal(b[4]), b[3]) for b in data.BOOKS if Decimal(b[4]) >= 30), key=lambda r: r[0])
+    want.sort(key=lambda r: r[1], reverse=True)
+    assert rows == [[t, format(p, ".2f"), d] for t, p, d in want]
+    assert rows[0][1] == "35.00" and rows[0][0] == "A Chronicle of Tides"  # the placed tie, broken by title
+
+
+def test_the_evaluator_counts_related_rows_and_reads_a_missing_sum_as_none_or_zero():
+    w = world(0)
+    count = Query("Publisher", (("name", FieldRef(("name",))), ("n", Agg("count", ("books",), None))), (("name", False),))
+    got = dict(map(tuple, evaluate(count, w)))
+    assert got["Meridian Academic"] == 0 and got["Harbor & Pine"] == sum(b[1] == 0 for b in data.BOOKS)
+    total = Agg("sum", ("books", "sales"), ("quantity",))
+    q = Query("Publisher", (("name", FieldRef(("name",))), ("q", total)), (("name", False),))
+    assert dict(map(tuple, evaluate(q, w)))["Meridian Academic"] is None
+    q0 = Query(
+        "Publisher",
+        (("name", FieldRef(("name",))), ("q", Agg("sum", ("books", "sales"), ("quantity",), coalesce=True))),
+        (("name", False),),
+    )
+    assert dict(map(tuple, evaluate(q0, w)))["Meridian Academic"] == 0
+
+
+def test_exists_same_row_and_ranks_follow_their_definitions():
+    w = world(0)
+    key = (("title", FieldRef(("title",))),)
+    unsold = evaluate(Query("Book", key, (("title", False),), where=Exists("sales", None, negate=True)), w)
+    assert sorted(r[0] for r in unsold) == sorted(data.BOOKS[i][0] for i in data.UNSOLD) + sorted(
+        b[0] for b in data.BOOKS[data.N_BASE_BOOKS :] if not any(s[0] == data.BOOKS.index(b) for s in data.EXTRA_SALES)
+    ) or len(unsold) >= len(data.UNSOLD)
+    same = SameRow("sales", (Cmp(FieldRef(("quantity",)), "gte", 7), Cmp(FieldRef(("store", "is_online")), "exact", True)))
+    rows = evaluate(Query("Book", key, (("title", False),), where=same), w)
+    online = {s["id"] for s in w.rows["Store"] if s["is_online"]}
+    want = {w.by_id["Book"][s["book_id"]]["title"] for s in w.rows["Sale"] if s["quantity"] >= 7 and s["store_id"] in online}
+    assert {r[0] for r in rows} == want
+    rank = Query("Book", (*key, ("r", Win("dense_rank", ("genre", "name"), ("price",), True))), (("r", False), ("title", False)))
+    ranks = {r[0]: r[1] for r in evaluate(rank, w)}
+    assert ranks["A Chronicle of Tides"] == ranks["Red River Ledger"] == 1  # the placed History tie at the top
+
+
+def test_the_reference_is_python_uses_no_like_lookup_and_the_spec_states_its_rules():
+    for q in _cands(n=120):
+        code = render_orm(q)
+        ast.parse(code)
+        assert "result = [" in code and not re.search(r"__(i?contains|i?startswith)=", code)
+        spec = render_spec(q)
+        text = spec["spec"] + " ".join(spec["columns"]) + spec["order"]
+        for node in walk(q):
+            if isinstance(node, Cmp) and node.op in ("gte", "lte"):
+                assert "itself included" in text
+            if isinstance(node, Cmp) and node.op in ("gt", "lt"):
+                assert "itself excluded" in text
+            if isinstance(node, Text):
+                assert "letter case" in text
+            if isinstance(node, SameRow):
+                assert "one and the same" in text and "appears once" in text
+        assert "ties by" in spec["order"] or len(q.order) == 1
+
+
+def test_prescreen_rejects_trivial_queries_and_ablations_remove_one_part_each():
+    everything = Query("Genre", (("name", FieldRef(("name",))),), (("name", False),))
+    assert screen_variant(everything, 0)[0] is None
+    q = Query(
+        "Book",
+        (("title", FieldRef(("title",))), ("pages", FieldRef(("pages",)))),
+        (("pages", True), ("title", False)),
+        where=Cmp(FieldRef(("pages",)), "gte", 500),
+        having=Cmp(ColRef("pages"), "lte", 600),
+        limit=5,
+    )
+    assert len(ablations(q)) == 3
+    assert any(m.where == Cmp(FieldRef(("pages",)), "gt", 500) for m in tree_mutants(q))
+
+
+def test_difficulty_follows_the_written_thresholds():
+    assert measure.difficulty({"score": measure.EASY_BELOW - 1}) == "easy"
+    assert measure.difficulty({"score": measure.EASY_BELOW}) == "medium"
+    assert measure.difficulty({"score": measure.HARD_FROM}) == "hard"
+    q = Query(
+        "Book",
+        (("title", FieldRef(("title",))),),
+        (("title", False),),
+        where=Exists("authors", Cmp(FieldRef(("country",)), "exact", "UK")),
+    )
+    m = measure.measures(q, ["case"], killed=8)
+    assert m["relations"] == 2 and m["predicates"] == 1 and m["traps"] == 1 and m["killed_mutants"] == 8
+
+
+def test_the_split_is_a_function_of_the_signature_and_holds_out_about_one_in_five():
+    sigs = [f"{i:012x}" for i in range(2000)]
+    evals = [s for s in sigs if store.split_of(s) == "eval"]
+    assert [store.split_of(s) for s in sigs] == [store.split_of(s) for s in sigs]
+    assert 300 < len(evals) < 500
+
+
+def test_every_stored_task_re_renders_and_its_rows_are_the_evaluators():
+    records = store.read()
+    if not records:
+        pytest.skip("no generated tasks stored")
+    for r in records[:: max(1, len(records) // 150)]:
+        q = from_canonical(r["tree"])
+        assert store.task_id(tree_hash(q)) == r["task_id"] and signature(q) == r["signature"]
+        assert render_orm(q) == r["reference"]
+        assert {k: render_spec(q)[k] for k in ("spec", "columns", "order")} == {k: r[k] for k in ("spec", "columns", "order")}
+        for v, rows in r["variants"].items():
+            got = evaluate(q, world(int(v)))
+            assert len(got) == len(rows) and all(
+                (a == b) or (isinstance(a, float) and abs(a - b) <= 1e-9 * max(1, abs(a)))
+                for x, y in zip(got, rows, strict=True)
+                for a, b in zip(x, y, strict=True)
+            ), r["task_id"]
+        assert (r["split"] == "eval") == (store.split_of(r["signature"]) == "eval")
+        assert set(map(int, r["variants"])) <= set(store.EVAL_VARIANTS if r["split"] == "eval" else range(6))
+
+
+def test_the_stored_set_keeps_at_most_three_tasks_per_signature_and_no_duplicate_rows():
+    records = store.read()
+    if not records:
+        pytest.skip("no generated tasks stored")
+    per: dict[str, int] = {}
+    for r in records:
+        per[r["signature"]] = per.get(r["signature"], 0) + 1
+    assert max(per.values()) <= 3
+    assert len({r["tree_hash"] for r in records}) == len(records)
+
+
+def test_generated_rows_compile_with_source_split_signature_and_measures_and_the_split_filter_works():
+    records = store.read()
+    if not records:
+        pytest.skip("no generated tasks stored")
+    row = FAMILY.compile_generated(records[0])
+    assert row.source == "generated" and row.signature == records[0]["signature"] and row.measures["score"] >= 0
+    assert row.fixture_seeds == sorted(map(int, records[0]["variants"]))
+    info = row.to_row()["info"]
+    assert {"source", "split", "signature", "fixture_seeds", "measures"} <= set(info)
+    rows = load_rows()
+    evals = select_rows(rows, split="eval")
+    assert evals and all(r["info"]["source"] == "generated" and r["info"]["split"] == "eval" for r in evals)
+    train = select_rows(rows, split="train")
+    assert not {r["info"]["signature"] for r in train} & {r["info"]["signature"] for r in evals}
+    assert len(select_rows(rows, split="all")) == len(select_rows(rows))
+    with pytest.raises(ValueError, match="unknown split 'test'; known: train, eval, all"):
+        select_rows(rows, split="test")
+
+
+def test_dates_in_trees_are_dates():
+    q = Query(
+        "Book",
+        (("title", FieldRef(("title",))),),
+        (("title", False),),
+        where=Cmp(FieldRef(("published",)), "gte", date(2020, 1, 1)),
+    )
+    assert "date(2020, 1, 1)" in render_orm(q)

@@ -1,0 +1,61 @@
+"""The orm generator through real containers: a sample of every generator path verified, and real grading."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sandbox_env.families.orm import FAMILY
+from sandbox_env.generate import store
+from sandbox_env.generate.measure import category
+from sandbox_env.generate.tree import from_canonical
+from sandbox_env.verify.generated import admit, candidates, execute, same_rows, select
+from sandbox_env.verify.scripted import scripted_rollout
+
+pytestmark = pytest.mark.docker
+
+PATHS = ("filtering", "relations", "expressions", "aggregation", "advanced")
+
+
+async def test_a_sample_of_every_generator_path_verifies_in_the_image(backend, image):
+    drawn = candidates(seed=5, count=40, log=lambda *_: None)
+    sample = []
+    for path in PATHS:
+        sample += [c for c in drawn if category(c["q"]) == path][:2]
+    assert {category(c["q"]) for c in sample} == set(PATHS)
+    for c in sample:  # one variant each (the first of its split's pool): at most four containers
+        c["screened"] = dict(sorted(c["screened"].items())[:1])
+    results = await execute(backend, image, sample, log=lambda *_: None)
+    kept = select(5, sample, results, log=lambda *_: None)
+    assert kept, "no candidate of the sample survived verification"
+    for n, c in enumerate(sample):
+        ok, why = admit(n, c, results)
+        for v, rows in ok.items():  # what is admitted: the image's rows are the evaluator's, every mutant changed them
+            assert same_rows(rows, c["screened"][v])
+        assert set(ok) | set(why) == set(c["screened"])
+    assert {r["task_id"] for r in kept} <= {store.task_id(c["hash"]) for c in sample}
+
+
+async def test_the_reference_scores_one_and_an_empty_answer_zero_on_generated_tasks(backend, image):
+    records = store.read()
+    if not records:
+        pytest.skip("no generated tasks stored")
+    chosen = []
+    for path in PATHS:
+        chosen += [r for r in records if r["category"] == path][:1]
+    plays = []
+    for r in chosen:
+        task = FAMILY.compile_generated(r)
+        assert category(from_canonical(r["tree"])) == r["category"]
+        plays.append((task, [{"tool": "execute_code", "args": {"code": r["reference"]}}], 1.0))
+        plays.append((task, [{"tool": "execute_code", "args": {"code": "result = []"}}], 0.0))
+    sem = asyncio.Semaphore(3)
+
+    async def play(task, calls, want):
+        async with sem:
+            run = await scripted_rollout(backend, image, task, calls, timeout=60)
+            return task.task_id, want, run.grade
+
+    for task_id, want, grade in await asyncio.gather(*(play(*p) for p in plays)):
+        assert grade.score == want and grade.scoring_error is None, f"{task_id}: {grade.reason}"
