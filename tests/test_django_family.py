@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from sandbox_env.constants import TASKS_DIR
+from sandbox_env.families import django_evidence as evidence
 from sandbox_env.families.django import FAMILY, collect_test_ids, judge, make_canaries
 from sandbox_env.families.django_suite import Suite, perturb
 from sandbox_env.verify.django import VERIFIER
@@ -116,16 +117,59 @@ def test_a_visible_node_id_is_a_canary_as_often_as_a_real_test():
     assert 0.4 < real / (real + canary) < 0.6
 
 
-def test_value_canaries_differ_from_their_original_in_one_assertion_only():
+def test_value_canaries_differ_from_their_original_in_one_in_process_assertion_at_most():
+    """Keys aside, a twin differs in one assertion the process decides, or (a comparison the host
+    decides) in nothing at all: the host alone expects the opposite."""
     g = _grading("dj01")
     suite = make_canaries(g, random.Random(3))
+    negated = {s.nodeid for s in suite.sites.values() if s.negated}
     for nodeid, canary in suite.canaries.items():
         if canary.kind != "value":
             continue
         real = suite.real[canary.original]
-        clone, original = _body(suite, nodeid), _body(suite, real)
+        clone, original = (re.sub(r"_observe\('[0-9a-f]+'", "_observe(KEY", _body(suite, n)) for n in (nodeid, real))
         diff = [x for x, y in zip(clone.splitlines(), original.splitlines(), strict=True) if x != y]
-        assert len(diff) == 1 and "assert" in diff[0], (nodeid, diff)
+        assert (diff == [] and nodeid in negated) or (len(diff) == 1 and "assert" in diff[0]), (nodeid, diff)
+
+
+def test_no_expected_value_of_a_comparison_is_in_the_files_the_process_gets():
+    g = _grading("dj01")
+    suite = make_canaries(g, random.Random(3))
+    text = "\n".join(suite.files.values())
+    assert "(3, 9)" not in text and "[9, 0, 5, 0]" not in text and "(1, 2)" not in text
+    assert any(s.holes == [(3, 9)] for s in suite.sites.values())
+
+
+def _observed(suite: Suite, nodeid: str, value) -> list[dict]:
+    """Observation frames of one test whose computed side is `value` (its comparisons are `x == literal`)."""
+    keys = [k for k, s in suite.sites.items() if s.nodeid == nodeid]
+    return [{"stage": "started", "observed": [k, value, {"hole": 0}, None]} for k in keys]
+
+
+def test_a_comparison_is_decided_on_the_host_from_observed_plain_data():
+    g = _grading("dj01")
+    suite = make_canaries(g, random.Random(3))
+    nodeid = suite.real["hidden/test_sensitivity.py::test_only_the_exact_status_paid_counts_as_paid"]
+    started = [{"stage": "started", "observing": True}]
+    right = {"tuple": [{"i": "1"}, {"i": "2"}]}
+    failed, problems = evidence.observation_results(started + _observed(suite, nodeid, right), suite)
+    assert nodeid not in failed and not problems
+    wrong = {"tuple": [{"i": "2"}, {"i": "7"}]}
+    failed, problems = evidence.observation_results(started + _observed(suite, nodeid, wrong), suite)
+    assert "(2, 7) == (1, 2)" in failed[nodeid] and not problems
+    failed, _ = evidence.observation_results(started, suite)
+    assert "never made" in failed[nodeid]  # a comparison that runs whenever the test passes must be seen
+
+
+def test_an_observation_carrying_a_hole_the_host_did_not_put_there_is_tampering():
+    g = _grading("dj01")
+    suite = make_canaries(g, random.Random(3))
+    nodeid = suite.real["hidden/test_sensitivity.py::test_only_the_exact_status_paid_counts_as_paid"]
+    started = [{"stage": "started", "observing": True}]
+    _, problems = evidence.observation_results(started + _observed(suite, nodeid, {"hole": 0}), suite)
+    assert problems and "no runner sends" in problems[0]
+    _, problems = evidence.observation_results(started + [{"observed": ["f" * 16, 1, 1, None]}], suite)
+    assert problems
 
 
 def test_budget_canaries_run_three_app_queries_under_a_budget_of_one():

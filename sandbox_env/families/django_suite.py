@@ -11,13 +11,29 @@ those same tests, so that nothing the code under test can see tells them apart:
   real test names. All emitted modules are regenerated from the AST (`ast.unparse`), so
   formatting and comments tell nothing either. A patch keyed on a test name, a class
   name, a module path or a visible node id lands on a canary as often as on a real test.
+- Observations: every comparison assertion (`==`, `!=`, `<`, `<=`, `>`, `>=`, `in`, `not
+  in`, the unittest `assertEqual` family) of every emitted test becomes
+  `_observe(key, op, left, right)` with its literals replaced by holes (`Site`): the
+  expected values stay on the host, which decides the comparison from the operands the
+  process sends as plain data (runtime/observations.py, django_evidence.py). Threat model:
+  the deliverable reads every test file, source, code object, frame and byte of its process
+  (linecache, inspect, gc, co_consts, /proc/self, the runner's stdin once read); none of
+  them holds an expected value of a comparison any more, so an object that lies about
+  equality, or one that diffs a test with its twin to lie everywhere but where they differ,
+  has nothing to aim at. Limits: an assertion that is no comparison (`is`, truthiness,
+  `isinstance`), and a comparison of two computed values one of which is no plain data,
+  are still decided in the process, where a diff shows which one a twin inverts (not which
+  copy is the original).
 - Value canaries: a clone of a real test with one assertion's expected value changed
   (a literal leaf of an `==` operand or of `assertEqual`), or, where no literal is
   compared, the assertion inverted (`is`/`is not`, `in`/`not in`, `assertTrue`/
   `assertFalse`, `not`). Only assertions that run whenever the test passes are edited
   (the test body and its non-`raises` `with` blocks, never a loop or a branch), so the
-  canary fails whenever its original passes. When the original does not pass (a wrong
-  submission), a passing canary is no evidence and is not held against it.
+  canary fails whenever its original passes. Only assertions the process decides are
+  edited; a test whose every such assertion is a comparison gets a twin that is the same
+  code, for which the host expects one comparison not to hold (`Site.negated`). When the
+  original does not pass (a wrong submission), a passing canary is no evidence and is not
+  held against it.
 - Budget canaries: a clone of a test that counts queries (a listed budget test or any
   test with a query-budget block), whose budget block runs three or more queries on the
   app's own models (the models the test module imports) next to the original body,
@@ -342,15 +358,155 @@ def _swap_raised(body: list[ast.stmt], rng: random.Random) -> bool:
 def value_canary(unit: Unit, rng: random.Random, pool: tuple[object, ...] = ()) -> ast.FunctionDef | None:
     """A clone of the test with one assertion changed so that it fails whenever the original passes."""
     clone = copy.deepcopy(unit.node)
-    sites = assertion_sites(clone.body)
-    if not sites:
+    every = assertion_sites(clone.body)
+    if not every:
         return clone if _swap_raised(clone.body, rng) else None
+    sites = [s for s in every if not observable(s)]
+    if not sites:
+        # every assertion is a comparison the host decides: the twin is the same code, and the host
+        # expects the opposite of one comparison (its clone is no different in the process)
+        setattr(rng.choice(every), NEGATED, True)
+        return clone
     site = rng.choice(sites)
     if isinstance(site, ast.Assert):
         _mutate_assert(site, rng, pool)
     else:
         _mutate_unittest(site, rng, pool)  # type: ignore[arg-type]
     return clone
+
+
+# -- observations: comparisons decided on the host ----------------------------------------
+
+OBSERVE, HOLE = "_observe", "_hole"
+NEGATED = "_websandbox_negated"  # an AST attribute: the host expects this comparison not to hold
+OBSERVED_OPS = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
+UNITTEST_OBSERVED = {
+    "assertEqual": "==",
+    "assertEquals": "==",
+    "assertListEqual": "==",
+    "assertTupleEqual": "==",
+    "assertDictEqual": "==",
+    "assertSetEqual": "==",
+    "assertNotEqual": "!=",
+    "assertLess": "<",
+    "assertLessEqual": "<=",
+    "assertGreater": ">",
+    "assertGreaterEqual": ">=",
+    "assertIn": "in",
+    "assertNotIn": "not in",
+}
+_NOT_LITERAL = object()
+
+
+@dataclass
+class Site:
+    """One comparison assertion, rewritten to `_observe(key, op, left, right)`; its literals stay here."""
+
+    op: str
+    holes: list[object]  # the literal values, by hole index
+    sides: tuple[tuple[int, ...], tuple[int, ...]]  # the hole indices each operand must carry
+    must: bool  # runs whenever the test passes (see assertion_sites)
+    line: int
+    nodeid: str = ""
+    negated: bool = False  # a value canary's comparison: it must not hold
+
+
+def _operands(stmt: ast.stmt) -> tuple[str, ast.expr, ast.expr] | None:
+    """(op, left, right) of an assertion the host can decide from its operands, else None."""
+    if isinstance(stmt, ast.Assert):
+        test = stmt.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in OBSERVED_OPS:
+            return OBSERVED_OPS[type(test.ops[0])], test.left, test.comparators[0]
+        return None
+    if isinstance(stmt, ast.Expr) and _unittest_assert(stmt) in UNITTEST_OBSERVED:
+        call = stmt.value
+        assert isinstance(call, ast.Call)
+        if len(call.args) >= 2 and not any(isinstance(a, ast.Starred) for a in call.args[:2]):
+            return UNITTEST_OBSERVED[_unittest_assert(stmt)], call.args[0], call.args[1]
+    return None
+
+
+def observable(stmt: ast.stmt) -> bool:
+    return _operands(stmt) is not None
+
+
+def _literal(node: ast.expr) -> object:
+    try:
+        return _fold(node)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _NOT_LITERAL
+
+
+def _holed(node: ast.expr, holes: list[object], mine: list[int]) -> ast.expr:
+    """The operand with every literal (a whole literal operand, or a literal item of a display) made a hole."""
+    value = _literal(node)
+    if value is not _NOT_LITERAL:
+        mine.append(len(holes))
+        holes.append(value)
+        return ast.Call(ast.Name(HOLE, ast.Load()), [ast.Constant(len(holes) - 1)], [])
+    node = copy.copy(node)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        node.elts = [e if isinstance(e, ast.Starred) else _holed(e, holes, mine) for e in node.elts]
+    elif isinstance(node, ast.Dict) and None not in node.keys:
+        node.values = [_holed(v, holes, mine) for v in node.values]
+    return node
+
+
+class _Observer(ast.NodeTransformer):
+    def __init__(self, must: set[int], rng: random.Random) -> None:
+        self.must = must
+        self.rng = rng
+        self.sites: dict[str, Site] = {}
+
+    def _rewrite(self, stmt: ast.stmt) -> ast.stmt:
+        found = _operands(stmt)
+        if found is None:
+            return self.generic_visit(stmt)
+        op, left, right = found
+        holes: list[object] = []
+        left_holes: list[int] = []
+        right_holes: list[int] = []
+        left, right = _holed(left, holes, left_holes), _holed(right, holes, right_holes)
+        key = f"{self.rng.getrandbits(64):016x}"
+        sides = (tuple(left_holes), tuple(right_holes))
+        negated = bool(getattr(stmt, NEGATED, False))
+        self.sites[key] = Site(op, holes, sides, id(stmt) in self.must, stmt.lineno, negated=negated)
+        call = ast.Call(ast.Name(OBSERVE, ast.Load()), [ast.Constant(key), ast.Constant(op), left, right], [])
+        return ast.copy_location(ast.Expr(call), stmt)
+
+    visit_Assert = _rewrite
+    visit_Expr = _rewrite
+
+
+def observe_comparisons(fn: ast.AST, rng: random.Random) -> tuple[ast.AST, dict[str, Site]]:
+    """A copy of a test function whose comparison assertions are observations, and their sites."""
+    fn = copy.deepcopy(fn)
+    must = {id(s) for s in assertion_sites(fn.body)}  # type: ignore[attr-defined]
+    observer = _Observer(must, rng)
+    return observer.visit(fn), observer.sites
+
+
+def _with_observe_import(preamble: list[ast.stmt]) -> list[ast.stmt]:
+    at = 0
+    for i, stmt in enumerate(preamble):
+        docstring = i == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+        if docstring or (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"):
+            at = i + 1
+    imp = ast.ImportFrom("observations", [ast.alias("observe", OBSERVE), ast.alias("hole", HOLE)], 0)
+    return [*preamble[:at], imp, *preamble[at:]]
 
 
 # -- budget canaries ----------------------------------------------------------------------
@@ -431,6 +587,7 @@ class Suite:
     files: dict[str, str]  # grading path -> module text
     real: dict[str, str]  # real test id -> grading node id
     canaries: dict[str, Canary] = field(default_factory=dict)  # grading node id -> canary
+    sites: dict[str, Site] = field(default_factory=dict)  # observation key -> the comparison it stands for
 
     @property
     def expect(self) -> dict[str, str]:
@@ -517,34 +674,37 @@ def make_suite(
     files: dict[str, str] = {}
     real: dict[str, str] = {}
     canaries: dict[str, Canary] = {}
+    sites: dict[str, Site] = {}
     for key, path in paths.items():
         src = parsed[key[0]]
-        body: list[ast.stmt] = list(src.preamble)
+        body: list[ast.stmt] = _with_observe_import(src.preamble)
         blocks: list[ast.stmt] = []
 
-        def note(entry: tuple[ast.AST, str, Unit], nodeid: str) -> None:
-            _, kind, unit = entry
+        def note(entry: tuple[ast.AST, str, Unit], nodeid: str) -> ast.AST:
+            node, kind, unit = entry
             if kind == "real":
                 real[unit.real_id] = nodeid
             else:
                 canaries[nodeid] = Canary(unit.real_id, kind)
+            observed, found = observe_comparisons(node, rng)
+            for k, site in found.items():
+                site.nodeid = nodeid
+                sites[k] = site
+            return observed
 
         entries = funcs[key][:]
         rng.shuffle(entries)
         for entry in entries:
-            blocks.append(entry[0])  # type: ignore[arg-type]
-            note(entry, f"{path}::{entry[0].name}")  # type: ignore[attr-defined]
+            blocks.append(note(entry, f"{path}::{entry[0].name}"))  # type: ignore[attr-defined, arg-type]
         for cls, shell in src.classes.items():
             node = copy.deepcopy(shell)
             members = methods[key][cls][:]
             rng.shuffle(members)
-            node.body = [*shell.body, *(m for m, _, _ in members)]  # type: ignore[misc]
-            for entry in members:
-                note(entry, f"{path}::{cls}::{entry[0].name}")  # type: ignore[attr-defined]
+            node.body = [*shell.body, *(note(m, f"{path}::{cls}::{m[0].name}") for m in members)]  # type: ignore[misc, attr-defined]
             if not node.body:
                 node.body = [ast.Pass()]
             blocks.append(node)
         rng.shuffle(blocks)
         module = ast.Module(body=body + blocks, type_ignores=[])
         files[path] = ast.unparse(ast.fix_missing_locations(module)) + "\n"
-    return Suite(files, real, canaries)
+    return Suite(files, real, canaries, sites)

@@ -88,6 +88,7 @@ WATCHED_MODULES = (
     "pytest_report_plugin",
     "integrity",
     "query_audit",
+    "observations",
 )
 WATCHED_CLASSES = (
     "_pytest.reports:BaseReport",
@@ -134,6 +135,7 @@ WATCHED_CLASSES = (
     "report_channel:Channel",
     "pytest_report_plugin:Recorder",
     "integrity:Guard",
+    "observations:_Encoder",
 )
 WATCHED_NAMES = (
     "os:_exit",
@@ -214,6 +216,7 @@ DESCRIPTORS = (
     types.GetSetDescriptorType,
 )
 MAX_PROBLEMS = 50
+OBSERVE_NAMES = ("_observe", "_hole")  # django_suite.OBSERVE, HOLE
 # pytest-django and Django's test cases swap these for functions of their own during a run: a function
 # whose code is that of the named producer (or one nested in it) is expected there
 ALTERNATIVES = {
@@ -650,6 +653,13 @@ class Guard:
         self.session = session
         for item in session.items:
             self.items[item.nodeid] = [item, *_parts(_test_function(item), 1)]
+            module = getattr(item, "module", None)
+            for name in OBSERVE_NAMES:  # what the frozen tests call their comparisons through
+                if module is not None and name in vars(module):
+                    bound = vars(module)[name]
+                    if bound is not self.watched[f"observations:{name.lstrip('_')}"][0]:
+                        self.alarm(f"{module.__name__}.{name} is not the grader's {name.lstrip('_')}")
+                    self._watch(f"{module.__name__}:{name}", bound, functools.partial(_entry, vars(module), name))
         self.check()
 
     def pytest_runtest_logreport(self, report: Any) -> None:

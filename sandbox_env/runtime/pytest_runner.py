@@ -10,7 +10,9 @@ goes out just before a deliverable module first runs (Announcer), so the host kn
 whether a failure of pytest itself came after the code under test had run. Before the code under
 test is imported, integrity.Guard notes what the verdict depends on; it streams every
 test's outcome and every problem it finds as frames, and the final report carries its
-end-of-run check (see integrity.py).
+end-of-run check (see integrity.py). The frozen tests' comparisons are observations
+(observations.py): their operands leave as frames and the host compares them with expected
+values that never enter this process (django_suite.py).
 
 Request: {"settings": "project.settings", "files": {path: text}, "tests": [path, ...],
           "modules": ["shop.querysets", ...], "ini": "pytest.ini"}
@@ -27,6 +29,7 @@ os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only the plugins named bel
 
 # Trusted libraries first: a runner started ahead of time imports them while it waits.
 import django.test  # noqa: E402, F401
+import observations  # noqa: E402 - the frozen tests import it: bound now, before any code under test
 import pytest  # noqa: E402, F401
 import pytest_django.plugin  # noqa: E402, F401
 from report_channel import grader_output_tail, open_channel  # noqa: E402
@@ -92,6 +95,7 @@ try:
     write_frozen(frozen)
     guard = Guard(channel, recorder, frozen, WORKSPACE)
     guard.arm()  # identities of what the verdict depends on, before the code under test is imported
+    observations.arm(channel.pinned_note())  # compared values leave as frames: the host compares them
     sys.meta_path.insert(0, Announcer(recorder.modules))
     args = [
         "-p",
@@ -121,7 +125,7 @@ except BaseException:  # noqa: BLE001 - the harness failed before the code under
     channel.send({"stage": "harness_error", "error": traceback.format_exc()[-3000:]})
 
 recorder.cpu["imports"] = round(time.process_time(), 3)
-post({"stage": "started"})
+post({"stage": "started", "observing": True})  # from here, the host expects an observation per comparison
 crash = None
 try:
     exit_code = int(pytest.main(args, plugins=[recorder, guard]))
