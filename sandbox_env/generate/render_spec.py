@@ -9,6 +9,25 @@ row appears once, ranks say how ties share a rank, ordering names its tiebreak (
 unique key: the universe's key or the group keys) and how text compares (by character code,
 capitals before lower case), a grouped nullable key says that missing values form a group.
 `traps(tree)` lists which of those rules the spec states (the difficulty score counts them).
+
+Decisions (each closes a way a correct-by-reading answer could score 0):
+- NULLs: an ordering key that can be None says where None goes (SQLite: first ascending, last
+  descending); a HAVING bound over a computed value that can be None says such rows are left
+  out (a comparison with NULL is false); under a Not or an exclude, a missing value keeps the
+  row (Django's negation adds `OR ... IS NULL`), elsewhere it never matches; an aggregate over
+  a nullable field says missing values are skipped.
+- Whose value: a condition on a related row names its owner ("the review's rating"), never
+  "its", which would read as the listed row's.
+- Structure: an And whose parts are relation conditions, ORs or contain "and" themselves is
+  numbered ("all of these hold: (1) ...; (2) ..."), so no reader can re-bracket it; a grouped
+  query names its keys by column, and says that text keys differing in case are different keys.
+- Fan-out: a sum or average reached over a multi-valued hop and then a foreign key (the
+  publishers of an author's books) says a target counts once per path; distinct counts say
+  each is counted once.
+- Windows are computed over the rows the conditions keep, before a top-k cut; a nullable
+  partition key says its missing values form one partition.
+- Trees whose relation condition leads back to the row itself are never rendered into the
+  store (sample.returns_to_origin); the English would be a disguised filter on the row.
 """
 
 from __future__ import annotations
@@ -85,7 +104,7 @@ class Speaker:
         """What a missing value does to a comparison: it never matches; under a negation the row is kept."""
         if isinstance(t, FieldRef) and schema.path_nullable(model, t.path):
             self.traps.add("null")
-            who = f"a {schema.SINGULAR[model]} whose {schema.noun_of(model, t.path)} is missing"
+            who = f"{article(schema.SINGULAR[model])} whose {schema.noun_of(model, t.path)} is missing"
             return f" ({who} is kept)" if negated else f" ({who} never matches)"
         return ""
 
@@ -143,8 +162,8 @@ class Speaker:
                 return f"it has no {one}{cond}" if p.negate else f"it has at least one {one}{cond}"
             if isinstance(p, Every):
                 self.traps.add("vacuous")
-                return (f"every one of its {p.rel} meets this: {self.pred(p.cond, target, True)} (a "
-                        f"{schema.SINGULAR[model]} with no {p.rel} at all counts as meeting it)")  # fmt: skip
+                return (f"every one of its {p.rel} meets this: {self.pred(p.cond, target, True)} "
+                        f"({article(schema.SINGULAR[model])} with no {p.rel} at all counts as meeting it)")  # fmt: skip
             self.traps.update({"same_row", "fan_out"})
             conds = "; and ".join(self.pred(c, target, True) for c in p.conds)
             return f"one and the same {one} of it meets all of this: {conds}"
@@ -204,7 +223,7 @@ class Speaker:
             elif e.fn in ("sum", "avg") and _fans_out(model, rel):
                 self.traps.add("fan_out")
                 via = words[0] if group else f"its {words[0]}"
-                notes.append(f"a {schema.SINGULAR[target]} counts once for each of {via} it is reached through")
+                notes.append(f"{article(schema.SINGULAR[target])} counts once for each of {via} it is reached through")
             if schema.resolve(target, e.field)[1].nullable:
                 self.traps.add("null")
                 notes.append(f"missing {fname}s are skipped")
@@ -298,6 +317,10 @@ class Speaker:
             names = " and ".join(q.group)
             each = "as defined under Each row" if len(q.group) == 1 else "each as defined under Each row"
             out.append(f"Group them by {names} ({each}); one row per group.")
+            cased = [k for k, t, _ in column_types(q) if k in q.group and t == "str"]
+            if cased:
+                self.traps.add("case")
+                out.append(f"Values of {' and '.join(cased)} that differ only in letter case are different keys.")
             for k in q.group:
                 e = dict(q.cols)[k]
                 if self.expr_nullable(e):
@@ -356,7 +379,11 @@ class Speaker:
         q = self.q
         names = [n for n, _ in q.cols]
         what = f"Grouped {schema.PLURAL[q.universe]}" if q.group else schema.PLURAL[q.universe].capitalize()
-        return f"{what}: {', '.join(names)}"[:80]
+        title = f"{what}: {', '.join(names)}"
+        while len(title) > 80:  # whole column names only
+            names = names[:-1]
+            title = f"{what}: {', '.join(names)}, ..."
+        return title
 
 
 COMPOUND = (Or, Exists, Every, SameRow)
@@ -372,6 +399,10 @@ def _fans_out(model: str, rel: tuple[str, ...]) -> bool:
             return True
         model = related_model(model, (hop,))
     return False
+
+
+def article(noun: str) -> str:
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
 def _extreme(kind: str, desc: bool) -> str:
