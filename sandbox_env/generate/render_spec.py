@@ -9,6 +9,25 @@ row appears once, ranks say how ties share a rank, ordering names its tiebreak (
 unique key: the universe's key or the group keys) and how text compares (by character code,
 capitals before lower case), a grouped nullable key says that missing values form a group.
 `traps(tree)` lists which of those rules the spec states (the difficulty score counts them).
+
+Decisions (each closes a way a correct-by-reading answer could score 0):
+- NULLs: an ordering key that can be None says where None goes (SQLite: first ascending, last
+  descending); a HAVING bound over a computed value that can be None says such rows are left
+  out (a comparison with NULL is false); under a Not or an exclude, a missing value keeps the
+  row (Django's negation adds `OR ... IS NULL`), elsewhere it never matches; an aggregate over
+  a nullable field says missing values are skipped.
+- Whose value: a condition on a related row names its owner ("the review's rating"), never
+  "its", which would read as the listed row's.
+- Structure: an And whose parts are relation conditions, ORs or contain "and" themselves is
+  numbered ("all of these hold: (1) ...; (2) ..."), so no reader can re-bracket it; a grouped
+  query names its keys by column, and says that text keys differing in case are different keys.
+- Fan-out: a sum or average reached over a multi-valued hop and then a foreign key (the
+  publishers of an author's books) says a target counts once per path; distinct counts say
+  each is counted once.
+- Windows are computed over the rows the conditions keep, before a top-k cut; a nullable
+  partition key says its missing values form one partition.
+- Trees whose relation condition leads back to the row itself are never rendered into the
+  store (sample.returns_to_origin); the English would be a disguised filter on the row.
 """
 
 from __future__ import annotations
@@ -18,7 +37,7 @@ from decimal import Decimal
 from typing import Any
 
 from sandbox_env.generate import schema
-from sandbox_env.generate.columns import column_types, related_model
+from sandbox_env.generate.columns import column_types, expr_type, related_model
 from sandbox_env.generate.tree import (
     Agg,
     And,
@@ -73,102 +92,122 @@ class Speaker:
     # -- predicates -------------------------------------------------------------------------
     def noun(self, model: str, t: Any) -> str:
         if isinstance(t, ColRef):
-            return f"{t.name} (as defined under Each row)"
+            return t.name
         return schema.noun_of(model, t.path)
 
-    def missing(self, model: str, t: Any, keeps: bool = False) -> str:
+    def subject(self, model: str, t: Any, inner: bool) -> str:
+        """Whose value a predicate reads: "its price" for the listed row, "the review's rating" inside a relation."""
+        owner = f"the {schema.SINGULAR[model]}'s" if inner else "its"
+        return f"{owner} {self.noun(model, t)}"
+
+    def missing(self, model: str, t: Any, negated: bool = False) -> str:
+        """What a missing value does to a comparison: it never matches; under a negation the row is kept."""
         if isinstance(t, FieldRef) and schema.path_nullable(model, t.path):
             self.traps.add("null")
-            return f" (a missing {schema.noun_of(model, t.path)} never matches)"
+            who = f"{article(schema.SINGULAR[model])} whose {schema.noun_of(model, t.path)} is missing"
+            return f" ({who} is kept)" if negated else f" ({who} never matches)"
         return ""
 
-    def pred(self, p: Any, model: str) -> str:
+    def pred(self, p: Any, model: str, inner: bool = False, negated: bool = False) -> str:
+        """A predicate on rows of `model`; `inner`: a related row's condition; `negated`: under a Not or exclude."""
         if isinstance(p, Cmp):
-            subject = f"its {self.noun(model, p.target)}"
+            subject = self.subject(model, p.target, inner)
             if p.part is not None:
-                subject = f"the {PART_EN[p.part]} of its {self.noun(model, p.target)}"
+                subject = f"the {PART_EN[p.part]} of {subject}"
                 if p.part == "week_day" and p.op == "exact":
-                    return f"its {self.noun(model, p.target)} falls on a {WEEKDAYS[p.value]}" + self.missing(model, p.target)
-            v = show(p.value)
-            if p.op in ("lte", "gte", "lt", "gt"):
-                self.traps.add("bound")
-            text = {
-                "lt": f"is below {v} ({v} itself excluded)",
-                "lte": f"is at most {v} ({v} itself included)",
-                "gt": f"is above {v} ({v} itself excluded)",
-                "gte": f"is at least {v} ({v} itself included)",
-                "exact": f"is {v}",
-            }[p.op]
-            return f"{subject} {text}" + self.missing(model, p.target)
+                    return (f"{self.subject(model, p.target, inner)} falls on a {WEEKDAYS[p.value]}"
+                            + self.missing(model, p.target, negated))  # fmt: skip
+            return f"{subject} {self.compare(p.op, p.value)}" + self.missing(model, p.target, negated)
         if isinstance(p, Between):
             self.traps.add("bound")
-            return (f"its {self.noun(model, p.target)} is between {show(p.lo)} and {show(p.hi)}, both included"
-                    + self.missing(model, p.target))  # fmt: skip
+            return (f"{self.subject(model, p.target, inner)} is between {show(p.lo)} and {show(p.hi)}, both included"
+                    + self.missing(model, p.target, negated))  # fmt: skip
         if isinstance(p, IsNull):
             self.traps.add("null")
-            n = self.noun(model, p.target)
-            return f"its {n} is missing (None)" if p.isnull else f"its {n} is present (not None)"
+            n = self.subject(model, p.target, inner)
+            return f"{n} is missing (None)" if p.isnull else f"{n} is present (not None)"
         if isinstance(p, In):
+            values = ", ".join(show(v) for v in p.values)
+            head = f"{self.subject(model, p.target, inner)} is " + (values if len(p.values) == 1 else f"one of {values}")
             if isinstance(p.values[0], str):
                 self.traps.add("case")
-                return (f"its {self.noun(model, p.target)} is one of {', '.join(show(v) for v in p.values)}, "
-                        "exactly as written (letter case included)") + self.missing(model, p.target)  # fmt: skip
-            return f"its {self.noun(model, p.target)} is one of {', '.join(show(v) for v in p.values)}" + self.missing(
-                model, p.target
-            )
+                head += ", exactly as written (letter case included)"
+            return head + self.missing(model, p.target, negated)
         if isinstance(p, Text):
             self.traps.add("case")
-            n, v = self.noun(model, p.target), show(p.value)
+            n, v = self.subject(model, p.target, inner), show(p.value)
             return {
-                "exact": f"its {n} is exactly {v} (letter case as written: other casings do not match)",
-                "iexact": f"its {n} is {v} in any letter case",
-                "prefix": f"its {n} starts with {v}, letter case as written",
-                "iprefix": f"its {n} starts with {v} in any letter case",
-                "contains": f"its {n} contains {v}, letter case as written",
-                "icontains": f"its {n} contains {v} in any letter case",
-            }[p.kind] + self.missing(model, p.target)
+                "exact": f"{n} is exactly {v} (letter case as written: other casings do not match)",
+                "iexact": f"{n} is {v} in any letter case",
+                "prefix": f"{n} starts with {v}, letter case as written",
+                "iprefix": f"{n} starts with {v} in any letter case",
+                "contains": f"{n} contains {v}, letter case as written",
+                "icontains": f"{n} contains {v} in any letter case",
+            }[p.kind] + self.missing(model, p.target, negated)
         if isinstance(p, Not):
-            return f"it is not the case that {self.pred(p.item, model)}"
+            return f"it is not the case that {self.pred(p.item, model, inner, not negated)}"
         if isinstance(p, And):
-            return " and ".join(self.pred(i, model) for i in p.items)
+            parts = [self.pred(i, model, inner, negated) for i in p.items]
+            if any(isinstance(i, COMPOUND) for i in p.items) or any(" and " in t for t in parts):
+                # a relation's condition or a range followed by "and" would blur where each part ends
+                return f"all of these hold: {'; '.join(f'({k}) {t}' for k, t in enumerate(parts, 1))}"
+            return " and ".join(parts)
         if isinstance(p, Or):
-            return "either " + " or ".join(f"({self.pred(i, model)})" for i in p.items) + " (or both)"
+            return "either " + " or ".join(f"({self.pred(i, model, inner, negated)})" for i in p.items) + " (or both)"
         if isinstance(p, Exists | Every | SameRow):
             target = schema.MULTI[model][p.rel][0]
             one = REL_SINGULAR[p.rel]
             if isinstance(p, Exists):
-                cond = "" if p.cond is None else f" for which {self.pred(p.cond, target)}"
+                cond = "" if p.cond is None else f" for which {self.pred(p.cond, target, True)}"
                 return f"it has no {one}{cond}" if p.negate else f"it has at least one {one}{cond}"
             if isinstance(p, Every):
                 self.traps.add("vacuous")
-                return (f"every one of its {p.rel} meets this: {self.pred(p.cond, target)} (one with no {p.rel} "
-                        "at all meets it too)")  # fmt: skip
+                return (f"every one of its {p.rel} meets this: {self.pred(p.cond, target, True)} "
+                        f"({article(schema.SINGULAR[model])} with no {p.rel} at all counts as meeting it)")  # fmt: skip
             self.traps.update({"same_row", "fan_out"})
-            conds = " and ".join(self.pred(c, target) for c in p.conds)
+            conds = "; and ".join(self.pred(c, target, True) for c in p.conds)
             return f"one and the same {one} of it meets all of this: {conds}"
         raise TypeError(f"no English for {p!r}")
+
+    def compare(self, op: str, value: Any) -> str:
+        v = show(value)
+        if op in ("lte", "gte", "lt", "gt"):
+            self.traps.add("bound")
+        return {
+            "lt": f"is below {v} ({v} itself excluded)",
+            "lte": f"is at most {v} ({v} itself included)",
+            "gt": f"is above {v} ({v} itself excluded)",
+            "gte": f"is at least {v} ({v} itself included)",
+            "exact": f"is {v}",
+        }[op]
 
     # -- expressions ------------------------------------------------------------------------
     def agg_en(self, e: Agg | Sub, model: str, group: bool) -> str:
         rel = (e.rel,) if isinstance(e, Sub) else e.rel
         target = related_model(model, rel)
-        plural = {"book": "books", "publisher": "publishers", "store": "stores"}
-        words = [plural.get(r, r) for r in rel]
+        distinct = isinstance(e, Agg) and e.distinct
+        words, m = [], model
+        for hop in rel:  # the English plural of each hop: a relation's name, a foreign key's target
+            words.append(hop if hop in schema.MULTI.get(m, {}) else schema.PLURAL[related_model(m, (hop,))])
+            m = related_model(m, (hop,))
+        base = f"the group's {schema.PLURAL[model]}" if group else "its"
         if not rel:
-            things = f"the group's {schema.PLURAL[model]}"
+            things = base
         elif group:
-            things = f"the {' of the '.join(reversed(words))} of the group's {schema.PLURAL[model]}"
+            things = f"the {' of the '.join(reversed(words))} of {base}"
         elif len(rel) == 1:
             things = f"its {words[0]}"
         else:
             things = f"the {' of the '.join(reversed(words[1:]))} of its {words[0]}"
-        if e.cond is not None:
-            things += f" for which {self.pred(e.cond, target)}"
-        if isinstance(e, Agg) and e.distinct:
+        cond = "" if e.cond is None else f" for which {self.pred(e.cond, target, True)}"
+        if distinct:
             self.traps.add("fan_out")
         if e.field is None:
-            noun = f"the number of {'distinct ' if isinstance(e, Agg) and e.distinct else ''}{things}"
-            if isinstance(e, Agg) and e.distinct:
+            if distinct and things.startswith("the "):
+                noun = f"the number of distinct {things[4:]}{cond}"
+            else:
+                noun = f"the number of {things}{cond}"
+            if distinct:
                 noun += " (each counted once, however many ways it is reached)"
         else:
             fname = schema.noun_of(target, e.field)
@@ -177,14 +216,28 @@ class Speaker:
             kind = schema.resolve(target, e.field)[1].type
             word = {"sum": "total", "avg": "average", "max": "latest" if kind == "date" else "highest",
                     "min": "earliest" if kind == "date" else "lowest", "count": "number"}[e.fn]  # fmt: skip
-            noun = f"the {word} {fname} over {things}"
-            if isinstance(e, Agg) and e.distinct:
-                noun += " (each distinct value once)"
+            noun = f"the {word} {fname} over {things}{cond}"
+            notes = []
+            if distinct:
+                notes.append("each distinct value once")
+            elif e.fn in ("sum", "avg") and _fans_out(model, rel):
+                self.traps.add("fan_out")
+                via = words[0] if group else f"its {words[0]}"
+                notes.append(f"{article(schema.SINGULAR[target])} counts once for each of {via} it is reached through")
+            if schema.resolve(target, e.field)[1].nullable:
+                self.traps.add("null")
+                notes.append(f"missing {fname}s are skipped")
+            if notes:
+                noun += f" ({'; '.join(notes)})"
         if e.coalesce:
             self.traps.add("null")
-            noun += "; 0 when there is none"
+            zero = "0.00" if expr_type(model, e)[0] == "dec" else "0"
+            noun += f"; {zero} when there is none"
         elif not (isinstance(e, Agg) and e.fn == "count"):
-            noun += "; None when there is none"
+            self.traps.add("null")
+            noun += "; None when there is none" if e.cond is None else f"; None when there is no such {schema.SINGULAR[target]}"
+            if e.field is not None and schema.resolve(target, e.field)[1].nullable:
+                noun += f" or none has a {schema.noun_of(target, e.field)}"
         return noun
 
     def expr(self, e: Any, model: str) -> str:
@@ -208,71 +261,90 @@ class Speaker:
             self.traps.add("bound")
             n = schema.noun_of(model, e.arg.path)
             parts = [f"{show(lab)} when the {n} is below {show(c)}" for c, lab in zip(e.cuts, e.labels, strict=False)]
-            return "; ".join(parts) + f"; otherwise {show(e.labels[-1])} (the first that applies)"
+            return (
+                "; ".join(parts)
+                + f"; otherwise {show(e.labels[-1])} (the first that applies; a {n} equal to a cut is not below it)"
+            )
         if isinstance(e, CoalesceE):
             return f"the {schema.noun_of(model, e.first.path)} when there is one, else the {schema.noun_of(model, e.second.path)}"
         if isinstance(e, Agg | Sub):
             return self.agg_en(e, model, self.q.group is not None)
         if isinstance(e, Win):
-            within = (f"among the {schema.PLURAL[model]} with the same {schema.noun_of(model, e.partition)}"
-                      if e.partition is not None else f"among all the listed {schema.PLURAL[model]}")  # fmt: skip
-            on = schema.noun_of(model, e.order)
-            direction = _direction(schema.resolve(model, e.order)[1].type, e.desc)
-            if e.fn in ("rank", "dense_rank"):
-                self.traps.add("ties")
-                gaps = ("the rank after a tie skips the shared places (1, 1, 3)" if e.fn == "rank"
-                        else "no rank is skipped after a tie (1, 1, 2)")  # fmt: skip
-                return f"the rank of the {on} {within}, {direction}; equal values share a rank and {gaps}"
-            arg = schema.noun_of(model, e.arg)
-            key = schema.noun_of(model, (schema.KEY[model],))
-            seq = f"{within}, ordered by {on} ({direction}), equal {on}s by {key} A to Z"
-            self.traps.add("ties")
-            if e.fn == "lag":
-                return f"the {arg} of the previous {schema.SINGULAR[model]} {seq}; None for the first"
-            if e.fn == "lead":
-                return f"the {arg} of the next {schema.SINGULAR[model]} {seq}; None for the last"
-            return f"the running total of the {arg} {seq}, up to and including this {schema.SINGULAR[model]}"
+            return self.window(e, model)
         raise TypeError(f"no English for {e!r}")
+
+    def window(self, e: Win, model: str) -> str:
+        q = self.q
+        scope = (f"the {schema.PLURAL[model]} kept by the conditions above" if q.where is not None or q.exclude is not None
+                 else f"all the {schema.PLURAL[model]}")  # fmt: skip
+        if e.partition is not None:
+            pn = schema.noun_of(model, e.partition)
+            within = f"among {scope} that have the same {pn}"
+            if schema.path_nullable(model, e.partition):
+                self.traps.add("null")
+                within += f" (those whose {pn} is missing rank among themselves)"
+        else:
+            within = f"among {scope}"
+        on = schema.noun_of(model, e.order)
+        kind = schema.resolve(model, e.order)[1].type
+        direction = _direction(kind, e.desc)
+        self.traps.add("ties")
+        if e.fn in ("rank", "dense_rank"):
+            gaps = ("the rank after a tie skips the shared places (1, 1, 3)" if e.fn == "rank"
+                    else "no rank is skipped after a tie (1, 1, 2)")  # fmt: skip
+            first = _extreme(kind, e.desc)
+            return f"the rank of the {on} {within}: 1 for the {first} {on}; equal values share a rank and {gaps}"
+        arg = schema.noun_of(model, e.arg)
+        key = schema.noun_of(model, (schema.KEY[model],))
+        seq = f"{within}, ordered by {on} ({direction}), equal {on}s by {key} A to Z"
+        one = schema.SINGULAR[model]
+        if e.fn == "lag":
+            return f"the {arg} of the previous {one} {seq}; None for the first"
+        if e.fn == "lead":
+            return f"the {arg} of the next {one} {seq}; None for the last"
+        return f"the running total of the {arg} {seq}, up to and including this {one}"
 
     # -- the task ---------------------------------------------------------------------------
     def spec(self) -> str:
         q, model = self.q, self.q.universe
         plural = schema.PLURAL[model]
         out = []
-        if q.group is None:
-            s = f"List the {plural}"
-            if q.where is not None:
-                s += f" for which {self.pred(q.where, model)}"
-            out.append(s + ".")
-        else:
-            s = f"Take the {plural}"
-            if q.where is not None:
-                s += f" for which {self.pred(q.where, model)}"
-            keys = [dict(q.cols)[k] for k in q.group]
-            s += " and group them by " + " and ".join(self.expr(k, model) for k in keys) + "; one row per group."
-            out.append(s)
-            for k in keys:
-                if self.expr_nullable(k):
+        head = f"List the {plural}" if q.group is None else f"Take the {plural}"
+        if q.where is not None:
+            head += f" for which {self.pred(q.where, model)}"
+        out.append(head + ".")
+        if q.group is not None:
+            names = " and ".join(q.group)
+            each = "as defined under Each row" if len(q.group) == 1 else "each as defined under Each row"
+            out.append(f"Group them by {names} ({each}); one row per group.")
+            cased = [k for k, t, _ in column_types(q) if k in q.group and t == "str"]
+            if cased:
+                self.traps.add("case")
+                out.append(f"Values of {' and '.join(cased)} that differ only in letter case are different keys.")
+            for k in q.group:
+                e = dict(q.cols)[k]
+                if self.expr_nullable(e):
                     self.traps.add("null")
-                    whose = self.expr(k, model)[4:]
-                    plural = schema.PLURAL[model].capitalize()
-                    out.append(f"{plural} whose {whose} is missing form one group of their own (key None).")
+                    out.append(f"{plural.capitalize()} whose {k} is missing form one group of their own ({k} None).")
         if q.exclude is not None:
-            out.append(f"Leave out every {schema.SINGULAR[model]} for which {self.pred(q.exclude, model)}"
-                       " (one for which that cannot be decided, because a value is missing, stays).")  # fmt: skip
+            out.append(f"Leave out every {schema.SINGULAR[model]} for which {self.pred(q.exclude, model, negated=True)}.")
         if any(isinstance(n, SameRow) for n in walk(q.where)):
             out.append(f"Each {schema.SINGULAR[model]} appears once, however many of its related rows match.")
         if q.having is not None:
-            out.append(f"Keep only the rows for which {self.pred(q.having, model)}.")
+            h = q.having
+            s = f"Keep only the rows whose {h.target.name} (as defined under Each row) {self.compare(h.op, h.value)}"
+            if self.expr_nullable(h.target):
+                self.traps.add("null")
+                s += f"; a row whose {h.target.name} is None is left out"
+            out.append(s + ".")
         if q.topk is not None:
-            out.append(f"Keep only the rows whose {q.topk[0]} is at most {q.topk[1]}.")
+            out.append(f"Then keep only the rows whose {q.topk[0]} is at most {q.topk[1]} (ranks are computed before "
+                       "this cut).")  # fmt: skip
         if q.limit is not None:
             out.append(f"Only the first {q.limit} rows in the order below.")
         return "\n".join(out)
 
     def expr_nullable(self, e: Any) -> bool:
-        from sandbox_env.generate.columns import expr_type
-
         return expr_type(self.q.universe, e, self.q)[1]
 
     def columns(self) -> list[str]:
@@ -286,19 +358,57 @@ class Speaker:
         return lines
 
     def order(self) -> str:
-        types = {n: t for n, t, _ in column_types(self.q)}
-        parts = [f"by {n}, {_direction(types[n], d)}" for n, d in self.q.order]
-        if any(types[n] == "str" for n, _ in self.q.order):
-            self.traps.add("case")
-            parts[-1] += " (text compares by character code: capitals before lower case)"
+        """Each key with its direction; a key that can be None says where None goes (SQLite: first ascending)."""
+        types = {n: (t, nullable) for n, t, nullable in column_types(self.q)}
+        parts = []
+        for n, d in self.q.order:
+            kind, nullable = types[n]
+            part = f"by {n}, {_direction(kind, d)}"
+            if nullable:
+                self.traps.add("null")
+                part += ", None last" if d else ", None first"
+            parts.append(part)
         self.traps.add("ties")
-        return parts[0] + "".join(f"; ties {p}" for p in parts[1:])
+        text = parts[0] + "".join(f"; ties {p}" for p in parts[1:])
+        if any(types[n][0] == "str" for n, _ in self.q.order):
+            self.traps.add("case")
+            text += ". Text compares by character code: capitals before lower case."
+        return text
 
     def title(self) -> str:
         q = self.q
         names = [n for n, _ in q.cols]
-        what = "grouped " + schema.PLURAL[q.universe] if q.group else schema.PLURAL[q.universe].capitalize()
-        return f"{what}: {', '.join(names)}"[:80]
+        what = f"Grouped {schema.PLURAL[q.universe]}" if q.group else schema.PLURAL[q.universe].capitalize()
+        title = f"{what}: {', '.join(names)}"
+        while len(title) > 80:  # whole column names only
+            names = names[:-1]
+            title = f"{what}: {', '.join(names)}, ..."
+        return title
+
+
+COMPOUND = (Or, Exists, Every, SameRow)
+
+
+def _fans_out(model: str, rel: tuple[str, ...]) -> bool:
+    """Whether a forward foreign key follows a multi-valued hop: the same target is then reached once per path."""
+    seen_multi = False
+    for hop in rel:
+        if hop in schema.MULTI.get(model, {}):
+            seen_multi = True
+        elif seen_multi:
+            return True
+        model = related_model(model, (hop,))
+    return False
+
+
+def article(noun: str) -> str:
+    return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
+
+
+def _extreme(kind: str, desc: bool) -> str:
+    if kind == "date":
+        return "latest" if desc else "earliest"
+    return "highest" if desc else "lowest"
 
 
 def _direction(kind: str, desc: bool) -> str:

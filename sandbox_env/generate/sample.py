@@ -133,7 +133,12 @@ class Sampler:
         related_rows = [i for r in rows for i in self.w.multi(model, r, rel)]
         if not related_rows:
             return None
-        fields = [p for p in PRED_FIELDS.get(target, []) if len(p) == 1 or target in ("Sale", "Review")]
+        back = schema.MULTI[model][rel][2]
+        fields = [
+            p
+            for p in PRED_FIELDS.get(target, [])
+            if (len(p) == 1 or target in ("Sale", "Review")) and p[0] != back  # never back to the row itself
+        ]
         if kind == "same_row" and target in ("Sale", "Review", "Book"):
             f1, f2 = rng.sample(fields, 2)
             c1 = self.field_atom(target, f1, related_rows)
@@ -497,9 +502,53 @@ def candidate(seed: int, index: int) -> Query | None:
     """The index-th candidate of `seed` (None when the draw found no constants)."""
     rng = random.Random(f"websandbox-orm-gen:{seed}:{index}")
     try:
-        return Sampler(rng).draw()
+        q = Sampler(rng).draw()
     except (IndexError, ValueError):
         return None
+    return None if returns_to_origin(q) else q
+
+
+def _simple_paths(p: Any) -> list[tuple[str, ...]]:
+    """The field paths a predicate reads on its own model (not inside a relation's condition)."""
+    if isinstance(p, Cmp | Between | IsNull | In | Text) and isinstance(p.target, FieldRef):
+        return [p.target.path]
+    if isinstance(p, Not):
+        return _simple_paths(p.item)
+    if isinstance(p, And | Or):
+        return [x for i in p.items for x in _simple_paths(i)]
+    return []
+
+
+def _pred_returns(p: Any, model: str) -> bool:
+    if isinstance(p, Not):
+        return _pred_returns(p.item, model)
+    if isinstance(p, And | Or):
+        return any(_pred_returns(i, model) for i in p.items)
+    if isinstance(p, Exists | Every | SameRow):
+        target, _, back = schema.MULTI[model][p.rel]
+        conds = p.conds if isinstance(p, SameRow) else (() if p.cond is None else (p.cond,))
+        return any(path[0] == back for c in conds for path in _simple_paths(c)) or any(_pred_returns(c, target) for c in conds)
+    return False
+
+
+def returns_to_origin(q: Query) -> bool:
+    """Whether a relation's condition walks back to the row it started from ("a store with no sale whose
+    store is online": the sale's store is the store itself). Such a condition is a disguised filter on
+    the row, its English reads as nonsense, so the sampler never draws it and the store drops it."""
+    if q.where is not None and _pred_returns(q.where, q.universe):
+        return True
+    if q.exclude is not None and _pred_returns(q.exclude, q.universe):
+        return True
+    for _, e in q.cols:
+        if isinstance(e, Sub) and e.cond is not None:
+            back = schema.MULTI[q.universe][e.rel][2]
+            if any(path[0] == back for path in _simple_paths(e.cond)):
+                return True
+        if isinstance(e, Agg) and e.cond is not None and len(e.rel) == 1 and e.rel[0] in schema.MULTI.get(q.universe, {}):
+            back = schema.MULTI[q.universe][e.rel[0]][2]
+            if any(path[0] == back for path in _simple_paths(e.cond)):
+                return True
+    return False
 
 
 def ablations(q: Query) -> list[Query]:
@@ -611,4 +660,4 @@ def prescreen(q: Query) -> dict[int, list[list[Any]]]:
     return out
 
 
-__all__ = ["Decimal", "Sampler", "ablations", "candidate", "prescreen", "screen_variant"]
+__all__ = ["Decimal", "Sampler", "ablations", "candidate", "prescreen", "returns_to_origin", "screen_variant"]

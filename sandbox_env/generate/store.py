@@ -12,6 +12,13 @@ The split is a function of the structural signature (one signature in five goes 
 `eval` holds out whole structures; eval tasks are verified on the fixture variants of
 EVAL_VARIANTS only and train tasks never on them, so no eval task's rows come from a train
 fixture.
+
+Re-rendering (`python -m sandbox_env.generate.store --rerender`): the spec is English over the
+tree, and verification never reads it, so a change of render_spec.py re-renders every stored
+line from its stored tree without a container: title, spec, columns, order, the traps stated,
+and the measures and difficulty that count them (the killed mutants are kept from the line).
+The reference, the rows, the task id and the split are untouched. A line whose tree the sampler
+no longer draws (sample.returns_to_origin) is dropped, which needs no verification either.
 """
 
 from __future__ import annotations
@@ -80,3 +87,45 @@ def read(path: Path = GENERATED_FILE) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def rerender(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records with their English rendered again from their trees, and the ids of those dropped."""
+    from sandbox_env.generate.measure import difficulty, measures
+    from sandbox_env.generate.render_spec import render_spec
+    from sandbox_env.generate.sample import returns_to_origin
+    from sandbox_env.generate.tree import from_canonical
+
+    kept, dropped = [], []
+    for r in records:
+        q = from_canonical(r["tree"])
+        if returns_to_origin(q):
+            dropped.append(r["task_id"])
+            continue
+        spec = render_spec(q)
+        m = measures(q, spec["traps"], killed=r["measures"]["killed_mutants"])
+        kept.append({**r, **{k: spec[k] for k in ("title", "spec", "columns", "order", "traps")},
+                     "measures": m, "difficulty": difficulty(m)})  # fmt: skip
+    return kept, dropped
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m sandbox_env.generate.store", description=__doc__.splitlines()[0])
+    ap.add_argument("--rerender", action="store_true", help="re-render every stored task's English from its tree")
+    ap.add_argument("--file", type=Path, default=GENERATED_FILE)
+    args = ap.parse_args(argv)
+    if not args.rerender:
+        ap.error("nothing to do: pass --rerender")
+    records = read(args.file)
+    kept, dropped = rerender(records)
+    write(args.file, kept)
+    before = {r["task_id"]: r for r in records}
+    changed = sum(1 for r in kept if r != before[r["task_id"]])
+    print(f"{args.file}: {len(kept)} tasks re-rendered ({changed} changed), {len(dropped)} dropped: {', '.join(dropped)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
