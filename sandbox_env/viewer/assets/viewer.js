@@ -31,6 +31,15 @@
   function fmtSec(x) { return x === null || x === undefined ? "–" : (x < 10 ? x.toFixed(2) : x.toFixed(1)) + " s"; }
   function totalTokens(r) { return r.tokens ? (r.tokens.input || 0) + (r.tokens.output || 0) : null; }
   function isSet(obj) { return obj && typeof obj === "object" && Object.keys(obj).length > 0; }
+  // the settings that were given a value (null or empty means the server's default)
+  function given_(obj) {
+    var out = {};
+    Object.keys(obj || {}).forEach(function (k) {
+      var v = obj[k];
+      if (v !== null && v !== undefined && !(typeof v === "object" && !Array.isArray(v) && !isSet(v))) out[k] = v;
+    });
+    return out;
+  }
   function value(v) { return JSON.stringify(v === undefined ? null : v); }
   function pre(text, cls) { return el("pre", cls || "", text); }
 
@@ -45,11 +54,12 @@
     if (m.env_id) bits.push("env " + m.env_id);
     if (m.date) bits.push(String(m.date));
     if (count !== null) bits.push(count + " rollouts");
-    if (m.rollouts_per_example) bits.push(m.rollouts_per_example + " a task");
+    if (m.rollouts_per_example) bits.push(m.rollouts_per_example + " rollout(s) a task");
     if (m.avg_reward !== undefined && m.avg_reward !== null) bits.push("mean reward " + fmtReward(m.avg_reward));
     box.append(el("div", "", bits.join(" · ")));
     if (m.sampling_args !== undefined) {
-      box.append(el("div", "made sampling", "sampling " + (isSet(m.sampling_args) ? JSON.stringify(m.sampling_args) : "the server's defaults")));
+      var given = given_(m.sampling_args);
+      box.append(el("div", "made sampling", "sampling " + (isSet(given) ? JSON.stringify(given) : "the server's defaults")));
     }
     if (isSet(m.env_args)) box.append(el("div", "made args", "arguments " + JSON.stringify(m.env_args)));
     if (isSet(m.agent_args)) box.append(el("div", "made agent", "agent " + JSON.stringify(m.agent_args)));
