@@ -229,7 +229,8 @@ def refuse_classic_only(args: argparse.Namespace) -> None:
 
 def cmd_eval_v1(args: argparse.Namespace, env_args: dict) -> int:
     """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/eval_v1.py)."""
-    from sandbox_env.eval_v1 import family_table_v1, print_table_v1, run_eval_v1
+    from sandbox_env.eval_report import report
+    from sandbox_env.eval_v1 import run_eval_v1
     from sandbox_env.sandbox.docker import settle_run
     from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
 
@@ -245,10 +246,10 @@ def cmd_eval_v1(args: argparse.Namespace, env_args: dict) -> int:
     if code != 0 or run is None:
         print(f"vf-eval failed (exit code {code}); containers of run {run_id} left afterwards: {left}", file=sys.stderr)
         return code or 1
-    print_table_v1(family_table_v1(run), f"{args.script or args.policy} policy, {run.name} (verifiers v1)")
-    print(f"saved to {run} (read it with verifiers.v1.utils.trace_store.read_episodes)")
+    status = report(run, f"{args.script or args.policy} policy, {run.name} (verifiers v1)")
+    print(f"saved to {_shown(run)}; read it in the browser: websandbox view {_shown(run)}")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
-    return 0 if left == 0 else 1
+    return status or (0 if left == 0 else 1)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -284,10 +285,24 @@ def cmd_view(args: argparse.Namespace) -> int:
 
     run_dir = args.run_dir or newest_run(search_roots(Path.cwd()))
     run = load_run(run_dir)
-    out = write_report(run, args.out or run_dir / "report.html")
+    base = load_run(args.compare) if args.compare else None
+    default = f"compare-{Path(args.compare).resolve().name}.html" if base else "report.html"
+    out = write_report(run, args.out or run_dir / default, base)
     print(f"wrote {out} ({len(run.rollouts)} rollouts of {run_dir}, {out.stat().st_size / 1e6:.1f} MB)")
     for problem in run.problems[:5]:
         print(f"  {problem}")
+    if base is not None:
+        from sandbox_env.viewer.compare import compare_runs
+
+        c = compare_runs(run, base)["summary"]
+        print(
+            f"compared with {args.compare}: {c['shared']} tasks in both, {c['gained']} solved here only, "
+            f"{c['lost']} solved there only, {c['better']} better, {c['worse']} worse"
+            + (f", {c['only_here']} here only" if c["only_here"] else "")
+            + (f", {c['only_base']} there only" if c["only_base"] else "")
+        )
+        for problem in base.problems[:5]:
+            print(f"  {args.compare}: {problem}")
     return show(out, args.mode, args.port)
 
 
@@ -428,8 +443,19 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")
-    p.add_argument("run_dir", nargs="?", type=Path, help="a run folder (holds results.jsonl); default: the newest run")
-    p.add_argument("--out", type=Path, help="the HTML file to write (default: RUN_DIR/report.html)")
+    p.add_argument(
+        "run_dir",
+        nargs="?",
+        type=Path,
+        help="a run folder (results.jsonl of verifiers 0.3.x, or traces.jsonl of 0.4.x); default: the newest run",
+    )
+    p.add_argument(
+        "--compare",
+        type=Path,
+        metavar="BASELINE",
+        help="another run of the same tasks: per-task score change (this run minus BASELINE) and the tasks that flipped",
+    )
+    p.add_argument("--out", type=Path, help="the HTML file to write (default: RUN_DIR/report.html, or compare-BASELINE.html)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--serve", dest="mode", action="store_const", const="serve", help="serve it on 127.0.0.1")
     mode.add_argument("--open", dest="mode", action="store_const", const="open", help="open it in the browser")

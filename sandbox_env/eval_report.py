@@ -1,7 +1,8 @@
 """What `websandbox eval` says about a finished run: the per-family table, the error line, the exit status.
 
-The table is the viewer's (viewer/summary.py over viewer/classic.py records), so the
-terminal and the browser count alike: rollouts, mean reward over all and over finished
+The table is the viewer's (viewer/summary.py over the records of viewer/classic.py or,
+for a verifiers 0.4.x run, viewer/v1.py), so the terminal and the browser, and both
+stacks, count alike: rollouts, mean reward over all and over finished
 rollouts, rewards of 1.0, scoring errors, tampered, and errored with its kinds.
 
 A run whose rollouts ended with an error (`state["error"]`: the model server failed a

@@ -7,6 +7,10 @@ knobs reach the taskset exactly; it saves under the current folder, as the class
 that folder exists), else `outputs/v1/<run name>/` (`traces.jsonl`, `configs/`,
 `logs/`), which v1's own reader (`verifiers.v1.utils.trace_store.read_episodes`)
 loads. Never inside the installed package. `--no-push`: nothing leaves the machine.
+
+The finished run is reported as on classic (eval_report.py): the same family table, read by
+the viewer's v1 reader (viewer/v1.py), with "mean, finished" (the mean over rollouts that did
+not error), the error line, and the exit status of a run that mostly errored.
 """
 
 from __future__ import annotations
@@ -108,24 +112,12 @@ def load_run(run_dir: Path) -> list[Any]:
     return read_episodes(run_dir, vf.Trace[vf.WireTaskData])
 
 
-def family_table_v1(run_dir: Path) -> list[dict]:
-    """Per-family rows from a saved run: rollouts, mean reward, reward 1.0, scoring errors, tampered, errors."""
-    rows: dict[str, dict] = {}
-    for episode in load_run(run_dir):
-        for trace in episode.traces:
-            fam = (trace.task.data.model_extra or {}).get("family", "?")
-            r = rows.setdefault(
-                fam, {"family": fam, "rollouts": 0, "reward": 0.0, "perfect": 0, "scoring_error": 0, "tampered": 0, "errors": 0}
-            )
-            r["rollouts"] += 1
-            r["reward"] += trace.reward
-            r["perfect"] += trace.reward == 1.0
-            r["scoring_error"] += bool(trace.metrics.get("scoring_error"))
-            r["tampered"] += bool(trace.metrics.get("tampered"))
-            r["errors"] += not trace.ok
-    for r in rows.values():
-        r["reward"] = r["reward"] / max(r["rollouts"], 1)
-    return sorted(rows.values(), key=lambda r: r["family"])
+def family_table_v1(run_dir: Path) -> list[dict[str, Any]]:
+    """Per-family rows of a saved v1 run, the classic table's columns (viewer/summary.py lists the keys):
+    the viewer's v1 reader makes the same records from `traces.jsonl`, so both stacks count alike."""
+    from sandbox_env.eval_report import family_table
+
+    return family_table(run_dir)
 
 
 def run_eval_v1(
@@ -156,21 +148,8 @@ def run_eval_v1(
         server.should_exit = True
 
 
-def print_table_v1(rows: list[dict], title: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
+def print_table_v1(rows: list[dict[str, Any]], title: str) -> None:
+    """The classic `websandbox eval` table, "mean, finished" and errored kinds included."""
+    from sandbox_env.eval_report import print_table
 
-    table = Table(title=title)
-    for col in ("family", "rollouts", "mean reward", "reward 1.0", "scoring errors", "tampered", "errored"):
-        table.add_column(col, justify="left" if col == "family" else "right")
-    for r in rows:
-        table.add_row(
-            r["family"],
-            str(r["rollouts"]),
-            f"{r['reward']:.3f}",
-            str(r["perfect"]),
-            str(r["scoring_error"]),
-            str(r["tampered"]),
-            str(r["errors"]),
-        )
-    Console(width=200).print(table)
+    print_table(rows, title)

@@ -6,6 +6,10 @@ box, an opened transcript with its tool calls and outputs, the first differing o
 and transcript markup shown as text and never run. A screenshot goes to tests/artifacts/.
 When the checkout holds a real run (test_vf_eval.py makes some), its report is opened too.
 
+A verifiers 0.4 run (tests/fixtures/v1_runs/, described in test_viewer_v1.py) is opened with
+its header, tokens and time per turn; the rollouts are sorted and filtered by error kind; and a
+comparison of the reference policy's run with the null policy's is read and filtered.
+
 Without a browser these tests are skipped locally; under CI=true that is a failure.
 """
 
@@ -25,6 +29,7 @@ pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "view_run"
+V1_RUNS = Path(__file__).parent / "fixtures" / "v1_runs"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 
 
@@ -169,4 +174,96 @@ def test_a_real_run_of_this_checkout_opens_with_a_row_for_every_rollout(browser,
     assert len(rows) == len(lines)
     first = json.loads(lines[0])
     assert rows[0].find_element("css selector", "td.task").text == (first.get("info") or {}).get("task_id")
+    assert console_errors(browser) == []
+
+
+@pytest.fixture(scope="module")
+def v1_report(tmp_path_factory) -> Path:
+    return write_report(load_run(V1_RUNS / "reference"), tmp_path_factory.mktemp("view") / "v1.html")
+
+
+@pytest.fixture(scope="module")
+def compare_report(tmp_path_factory) -> Path:
+    run, base = load_run(V1_RUNS / "reference"), load_run(V1_RUNS / "null")
+    return write_report(run, tmp_path_factory.mktemp("view") / "compare.html", base)
+
+
+def test_a_v1_run_shows_its_header_and_the_tokens_and_time_of_every_turn(browser, v1_report):
+    open_report(browser, v1_report)
+    assert len(css(browser, "tr.rollout")) == 6
+    meta = browser.find_element("id", "run-meta")
+    assert "model reference" in meta.text and "(v1)" in meta.text
+    assert meta.find_element("css selector", ".made.versions").text == "verifiers 0.4.0"
+    assert meta.find_element("css selector", ".made.sampling").text == "sampling the server's defaults"
+    row, detail = open_rollout(browser, "dj01")
+    assert row.find_element("css selector", "td.tokens").text == "4,058"
+    assert row.find_element("css selector", "td.turns").text == "3"
+    usage = [u.text for u in detail.find_elements("css selector", ".msg.assistant .usage")]
+    assert len(usage) == 3 and usage[0].startswith("turn 1 · 2,808 tokens in · 782 out · ")
+    assert usage[2].endswith("finish: stop")
+    assert "tool call: bash" in detail.text or "tool call: execute_code" in detail.text
+    assert detail.find_elements("css selector", ".msg.tool pre")
+    assert "3 turn(s) · 3,088 tokens in, 970 out" in detail.find_element("css selector", ".cost").text
+    assert console_errors(browser) == []
+
+
+def test_rollouts_sort_by_a_chosen_column_and_by_a_clicked_header(browser, v1_report):
+    run = load_run(V1_RUNS / "reference")
+    open_report(browser, v1_report)
+    choose(browser, "f-sort", "tokens")
+    by_tokens = sorted(run.rollouts, key=lambda r: -(r["tokens"]["input"] + r["tokens"]["output"]))
+    assert tasks_shown(browser) == [r["task_id"] for r in by_tokens]
+    browser.find_element("css selector", "table.rollouts th[data-sort='task']").click()
+    assert tasks_shown(browser) == sorted(r["task_id"] for r in run.rollouts)
+    choose(browser, "f-family", "django")
+    assert tasks_shown(browser) == ["dj01", "dj04"], "a filter keeps the chosen order"
+
+
+def test_scores_sort_highest_first_in_run_order_among_ties_and_errors_filter_by_kind(browser, report):
+    open_report(browser, report)
+    choose(browser, "f-sort", "score-down")
+    rollouts = load_run(FIXTURE).rollouts
+    scored = sorted((r for r in rollouts if r["reward"] is not None), key=lambda r: (-r["reward"], r["n"]))
+    expected = [r["task_id"] for r in scored] + [r["task_id"] for r in rollouts if r["reward"] is None]
+    assert tasks_shown(browser) == expected and expected[0] == "orm_adv_02"
+    choose(browser, "f-errored", "kind:ModelError -> InternalServerError")
+    assert tasks_shown(browser) == ["orm_agg_03"]
+
+
+def test_an_ungraded_rollout_in_a_graded_run_says_it_stopped_on_an_error(browser, report):
+    open_report(browser, report)
+    _, detail = open_rollout(browser, "orm_agg_03")
+    grade = detail.find_element("css selector", "section.grade")
+    assert "Not graded: the rollout stopped on an error before grading." in grade.text
+    assert "Error code: 502" in grade.find_element("css selector", "pre").text
+    assert "This run saved no grade" not in grade.text
+
+
+def test_a_run_that_saved_no_grade_at_all_says_how_to_make_one(browser, tmp_path):
+    rows = [{"example_id": 0, "reward": 0.0, "info": {"task_id": "t1", "family": "orm"}, "completion": []}]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    open_report(browser, write_report(load_run(tmp_path), tmp_path / "report.html"))
+    _, detail = open_rollout(browser, "t1")
+    assert "This run saved no grade (make runs with `websandbox eval`" in detail.find_element("css selector", ".no-grade").text
+
+
+def test_a_comparison_shows_each_tasks_change_and_which_flipped(browser, compare_report):
+    open_report(browser, compare_report)
+    section = browser.find_element("id", "compare")
+    assert section.is_displayed() and "model null" in section.find_element("tag name", "h2").text
+    summary = browser.find_element("id", "compare-summary").text
+    assert "6 tasks in both runs · 6 solved here only (gained) · 0 solved in the baseline only (lost)" in summary
+    lines = [[td.text for td in tr.find_elements("css selector", "td")][:6] for tr in css(browser, "#compare-rows tr")]
+    assert lines[0] == ["django", "dj01", "1", "0", "+1", "gained"] and len(lines) == 6
+    assert "sampling the server's defaults" in browser.find_element("id", "base-meta").text
+    choose(browser, "c-show", "lost")
+    assert css(browser, "#compare-rows tr") == []
+    choose(browser, "c-show", "gained")
+    choose(browser, "c-sort", "family")
+    assert [tr.find_element("css selector", "td.task").text for tr in css(browser, "#compare-rows tr")][:2] == ["dj01", "dj04"]
+    css(browser, "#compare-rows tr")[1].click()
+    assert tasks_shown(browser) == ["dj04"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.execute_script("window.scrollTo(0, 0)")
+    assert browser.save_screenshot(str(ARTIFACTS / "viewer-compare.png"))
     assert console_errors(browser) == []

@@ -13,6 +13,12 @@ shows its transcript, reward and the `scoring_error`/`tampered` metrics; tool ca
 the OpenAI shape ({"function": {"name", "arguments"}}) read the same as the flat one;
 content given as a list of parts is joined; a missing or unreadable metadata.json is a
 problem, not a failure.
+
+Tokens and time: 0.3.x saves a rollout's `token_usage` (`input_tokens`, `output_tokens`,
+summed over its model calls) and `timing` (`setup`, `generation`, `scoring`, and the model's
+and the environment's `spans`, one a call), but no tokens per call: each assistant turn
+gets the time of its model span (the n-th span is the n-th assistant message) and no
+token count.
 """
 
 from __future__ import annotations
@@ -146,6 +152,8 @@ def rollout(row: dict[str, Any], n: int, prompt_key: str) -> dict[str, Any]:
     if not scoring_error and _flag(row, metrics, "scoring_error"):
         scoring_error = "the scoring_error metric is set (the run saved no grade that says why)"
     reward = row.get("reward")
+    seconds, phases, turns = timing_of(row)
+    completion = _with_turn_times(messages(row.get("completion")), turns)
     return {
         "n": n,
         "example_id": row.get("example_id"),
@@ -158,12 +166,51 @@ def rollout(row: dict[str, Any], n: int, prompt_key: str) -> dict[str, Any]:
         "tampered": bool(grade and grade.get("tampered")) or _flag(row, metrics, "tampered"),
         "error": _error_text(row.get("error")),
         "error_kind": _error_kind(row.get("error")),
+        "traceback": None,
         "grade": grade,
         "prompt": prompt_key,
-        "completion": messages(row.get("completion")),
+        "completion": completion,
         "stop": row.get("stop_condition"),
         "metrics": metrics,
+        "turns": sum(1 for m in completion if m["role"] == "assistant"),
+        "tokens": tokens_of(row),
+        "seconds": seconds,
+        "timing": phases,
     }
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, dict):
+        value = value.get("duration")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def tokens_of(row: dict[str, Any]) -> dict[str, int] | None:
+    usage = row.get("token_usage") if isinstance(row.get("token_usage"), dict) else {}
+    counts = {k: usage.get(f"{k}_tokens") for k in ("input", "output")}
+    counts = {k: int(v) for k, v in counts.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    return counts or None
+
+
+def timing_of(row: dict[str, Any]) -> tuple[float | None, dict[str, float] | None, list[float]]:
+    """(the rollout's total seconds, seconds by phase, seconds of each model call in order)."""
+    timing = row.get("timing") if isinstance(row.get("timing"), dict) else {}
+    phases = {name: s for name in ("setup", "generation", "scoring") if (s := _seconds(timing.get(name))) is not None}
+    for part in ("model", "env"):
+        if (s := _seconds(timing.get(part))) is not None:
+            phases[f"{part} calls"] = s
+    spans = timing.get("model", {}).get("spans") if isinstance(timing.get("model"), dict) else None
+    turns = [s for span in spans if (s := _seconds(span)) is not None] if isinstance(spans, list) else []
+    return _seconds(timing.get("total")), phases or None, turns
+
+
+def _with_turn_times(completion: list[dict[str, Any]], turns: list[float]) -> list[dict[str, Any]]:
+    """Each assistant message's model time, when the run saved one span per assistant message."""
+    said = [m for m in completion if m["role"] == "assistant"]
+    if turns and len(turns) == len(said):
+        for m, seconds in zip(said, turns, strict=True):
+            m["usage"] = {"seconds": seconds}
+    return completion
 
 
 def read_jsonl(path: Path, problems: list[str]) -> list[dict[str, Any]]:

@@ -14,11 +14,16 @@ a model API error, a harness fault, a sandbox that never became ready), `error_k
 class names, e.g. `ModelError -> InternalServerError`, or None), `grade`
 (`state["grade"]` as saved, or None when the run was made without `-C grade`),
 `prompt` (a key into `prompts`), `completion` (messages), `stop` (why it ended),
-`metrics` (number by name).
+`metrics` (number by name), `traceback` (the error's traceback where the run saved one,
+else None), `turns` (assistant messages in the completion), `tokens` ({"input", "output"}
+over the rollout, or None), `seconds` (the rollout's wall time, or None), `timing`
+(seconds by phase, or None).
 
 A message: `role`, `content` (text), and optionally `tool_calls`
 ([{"id", "name", "arguments"}], arguments parsed from JSON where they are JSON),
-`tool_call_id` (on a tool output), `reasoning` (text).
+`tool_call_id` (on a tool output), `reasoning` (text), `usage` (on an assistant turn:
+any of `input_tokens` (the context sent), `output_tokens`, `seconds` (the model call's
+time), `finish_reason`, as far as the run saved them).
 """
 
 from __future__ import annotations

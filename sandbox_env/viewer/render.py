@@ -6,6 +6,10 @@ can close the block or open a tag. Non-finite floats become null (JSON has no Na
 The Content-Security-Policy allows no network request and only the viewer's own
 script and style, named by their SHA-256, so the page runs nothing a transcript holds
 even if a bug put it into the DOM as markup.
+
+With a baseline run (`websandbox view RUN --compare BASELINE`) the same page also carries
+the comparison (compare.py) under `compare`; the baseline's transcripts are not embedded
+(open the baseline's own report for those), so a comparison costs little more than a report.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from sandbox_env.viewer.compare import compare_runs
 from sandbox_env.viewer.record import Run
 from sandbox_env.viewer.summary import family_table
 
@@ -53,29 +58,35 @@ def _html_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def page_data(run: Run) -> dict[str, Any]:
-    """What the page reads: the run as plain data, with its per-family table."""
+def page_data(run: Run, base: Run | None = None) -> dict[str, Any]:
+    """What the page reads: the run as plain data, with its per-family table (and the comparison with `base`)."""
     data = asdict(run)
     data["families"] = family_table(run.rollouts)
+    data["compare"] = compare_runs(run, base) if base is not None else None
     return data
 
 
-def title_of(run: Run) -> str:
-    model = run.meta.get("model")
-    return f"websandbox run: {model}" if model else f"websandbox run: {Path(run.source).name}"
+def _name(run: Run) -> str:
+    return str(run.meta.get("model") or Path(run.source).name)
 
 
-def render_html(run: Run) -> str:
+def title_of(run: Run, base: Run | None = None) -> str:
+    if base is not None:
+        return f"websandbox runs: {_name(run)} compared with {_name(base)}"
+    return f"websandbox run: {_name(run)}"
+
+
+def render_html(run: Run, base: Run | None = None) -> str:
     """The whole report as one string."""
     css = (ASSETS / "viewer.css").read_text()
     js = (ASSETS / "viewer.js").read_text()
     if "</script" in js.lower() or "</style" in css.lower():
         raise ValueError("the viewer's assets must not contain </script or </style")
     parts = {
-        "TITLE": _html_text(title_of(run)),
+        "TITLE": _html_text(title_of(run, base)),
         "CSS": css,
         "JS": js,
-        "DATA": embed_json(page_data(run)),
+        "DATA": embed_json(page_data(run, base)),
         "SCRIPT_HASH": _csp_hash(js),
         "STYLE_HASH": _csp_hash(css),
     }
@@ -83,8 +94,8 @@ def render_html(run: Run) -> str:
     return _MARKER.sub(lambda m: parts[m.group(1)], template)  # one pass: inserted text is never rescanned
 
 
-def write_report(run: Run, out: Path) -> Path:
+def write_report(run: Run, out: Path, base: Run | None = None) -> Path:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(run), encoding="utf-8")
+    out.write_text(render_html(run, base), encoding="utf-8")
     return out

@@ -38,8 +38,9 @@ def test_reference_policy_scores_one_on_every_swept_task_through_v1_vf_eval(imag
     assert all(_tool_names(tr) for tr in traces.values()), "every reference rollout calls a tool"
     assert {n for tr in traces.values() for n in _tool_names(tr)} <= {"bash", "execute_code"}
     table = family_table_v1(run)
-    assert {r["family"] for r in table} == {"orm", "django", "fastapi"}
-    assert all(r["scoring_error"] == r["tampered"] == r["errors"] == 0 for r in table)
+    assert {r["family"] for r in table} == {"orm", "django", "fastapi", "all"}
+    assert all(r["scoring_errors"] == r["tampered"] == r["errored"] == 0 for r in table)
+    assert all(r["mean_finished"] == r["mean_reward"] == 1.0 for r in table)
     assert leaked_containers() == []
 
 

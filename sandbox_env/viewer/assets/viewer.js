@@ -6,6 +6,8 @@
   "use strict";
   var DATA = JSON.parse(document.getElementById("run-data").textContent);
   var ROLLOUTS = DATA.rollouts;
+  var HAS_GRADES = ROLLOUTS.some(function (r) { return Boolean(r.grade); });
+  var COLUMNS = 9; // of the rollout table
   var PAGE = 100;
   var state = { matches: [], shown: 0, search: "", searchIndex: null };
   var details = new Map(); // rollout n -> its built detail row
@@ -24,21 +26,53 @@
   }
 
   function fmtReward(x) { return x === null || x === undefined ? "–" : (Math.round(x * 1000) / 1000).toString(); }
+  function fmtChange(x) { return x === null || x === undefined ? "–" : (x > 0 ? "+" : "") + fmtReward(x); }
+  function fmtInt(x) { return x === null || x === undefined ? "–" : Math.round(x).toLocaleString("en-US"); }
+  function fmtSec(x) { return x === null || x === undefined ? "–" : (x < 10 ? x.toFixed(2) : x.toFixed(1)) + " s"; }
+  function totalTokens(r) { return r.tokens ? (r.tokens.input || 0) + (r.tokens.output || 0) : null; }
+  function isSet(obj) { return obj && typeof obj === "object" && Object.keys(obj).length > 0; }
+  // the settings that were given a value (null or empty means the server's default)
+  function given_(obj) {
+    var out = {};
+    Object.keys(obj || {}).forEach(function (k) {
+      var v = obj[k];
+      if (v !== null && v !== undefined && !(typeof v === "object" && !Array.isArray(v) && !isSet(v))) out[k] = v;
+    });
+    return out;
+  }
   function value(v) { return JSON.stringify(v === undefined ? null : v); }
   function pre(text, cls) { return el("pre", cls || "", text); }
 
   // -- header, problems, family table ---------------------------------------------------
 
-  function header() {
-    var m = DATA.meta || {};
+  // what a run says about itself: model, date, size; then what it was made with (sampling,
+  // taskset and agent arguments, versions), one line each
+  function metaView(m, count, source, format) {
+    var box = el("div", "meta");
     var bits = [];
     if (m.model) bits.push("model " + m.model);
     if (m.env_id) bits.push("env " + m.env_id);
-    if (m.env_args && Object.keys(m.env_args).length) bits.push("args " + JSON.stringify(m.env_args));
     if (m.date) bits.push(String(m.date));
-    bits.push(ROLLOUTS.length + " rollouts");
-    if (m.avg_reward !== undefined) bits.push("mean reward " + fmtReward(m.avg_reward));
-    $("run-meta").append(el("div", "", bits.join(" · ")), el("div", "source", DATA.source + " (" + DATA.format + ")"));
+    if (count !== null) bits.push(count + " rollouts");
+    if (m.rollouts_per_example) bits.push(m.rollouts_per_example + " rollout(s) a task");
+    if (m.avg_reward !== undefined && m.avg_reward !== null) bits.push("mean reward " + fmtReward(m.avg_reward));
+    box.append(el("div", "", bits.join(" · ")));
+    if (m.sampling_args !== undefined) {
+      var given = given_(m.sampling_args);
+      box.append(el("div", "made sampling", "sampling " + (isSet(given) ? JSON.stringify(given) : "the server's defaults")));
+    }
+    if (isSet(m.env_args)) box.append(el("div", "made args", "arguments " + JSON.stringify(m.env_args)));
+    if (isSet(m.agent_args)) box.append(el("div", "made agent", "agent " + JSON.stringify(m.agent_args)));
+    var v = m.version_info || {}, versions = [];
+    if (v.vf_version) versions.push("verifiers " + v.vf_version + (v.vf_commit ? " (" + v.vf_commit + ")" : ""));
+    if (v.env_version) versions.push("websandbox " + v.env_version + (v.env_commit ? " (" + v.env_commit + ")" : ""));
+    if (versions.length) box.append(el("div", "made versions", versions.join(" · ")));
+    box.append(el("div", "source", source + " (" + format + ")"));
+    return box;
+  }
+
+  function header() {
+    $("run-meta").append(metaView(DATA.meta || {}, ROLLOUTS.length, DATA.source, DATA.format));
     if (DATA.problems && DATA.problems.length) {
       var box = el("details", "problems", el("summary", "", DATA.problems.length + " problem(s) reading this run"));
       DATA.problems.forEach(function (p) { box.append(el("div", "", p)); });
@@ -127,6 +161,33 @@
 
   function flagMatches(flag, want) { return !want || (want === "yes") === Boolean(flag); }
 
+  function errorMatches(r, want) {
+    if (want.indexOf("kind:") === 0) return Boolean(r.error) && (r.error_kind || "error") === want.slice(5);
+    return flagMatches(r.error, want);
+  }
+
+  function cmp(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+
+  // a number, most first (or least first), rollouts without one last, ties in run order
+  function byNumber(f, ascending) {
+    return function (a, b) {
+      var x = f(a), y = f(b);
+      if (x === null || x === undefined) return y === null || y === undefined ? a.n - b.n : 1;
+      if (y === null || y === undefined) return -1;
+      return (ascending ? x - y : y - x) || a.n - b.n;
+    };
+  }
+
+  var SORTS = {
+    family: function (a, b) { return cmp(a.family, b.family) || cmp(a.task_id, b.task_id) || a.n - b.n; },
+    task: function (a, b) { return cmp(a.task_id, b.task_id) || a.n - b.n; },
+    "score-up": byNumber(function (r) { return r.reward; }, true),
+    "score-down": byNumber(function (r) { return r.reward; }, false),
+    turns: byNumber(function (r) { return r.turns; }, false),
+    tokens: byNumber(totalTokens, false),
+    time: byNumber(function (r) { return r.seconds; }, false)
+  };
+
   function apply() {
     var fam = $("f-family").value, task = $("f-task").value, score = $("f-score").value;
     var se = $("f-scoring-error").value, tp = $("f-tampered").value, er = $("f-errored").value;
@@ -138,10 +199,12 @@
       if (fam && r.family !== fam) continue;
       if (task && r.task_id !== task) continue;
       if (!scoreMatches(r, score)) continue;
-      if (!flagMatches(r.scoring_error, se) || !flagMatches(r.tampered, tp) || !flagMatches(r.error, er)) continue;
+      if (!flagMatches(r.scoring_error, se) || !flagMatches(r.tampered, tp) || !errorMatches(r, er)) continue;
       if (q && state.searchIndex[i].indexOf(q) < 0) continue;
       state.matches.push(i);
     }
+    var order = SORTS[$("f-sort").value];
+    if (order) state.matches.sort(function (i, j) { return order(ROLLOUTS[i], ROLLOUTS[j]); });
     $("rows").textContent = "";
     state.shown = 0;
     more();
@@ -165,8 +228,12 @@
     tr.tabIndex = 0;
     tr.dataset.n = r.n;
     var reason = r.scoring_error ? "scoring error: " + r.scoring_error : r.grade ? r.grade.reason || "" : r.error || "";
+    var tokens = el("td", "num tokens", fmtInt(totalTokens(r)));
+    if (r.tokens) tokens.title = fmtInt(r.tokens.input) + " in, " + fmtInt(r.tokens.output) + " out";
     tr.append(el("td", "num muted", r.n), el("td", "", r.family), el("td", "task", r.task_id),
-      el("td", "num reward " + rewardClass(r.reward), fmtReward(r.reward)), el("td", "", flags(r)), el("td", "reason", reason));
+      el("td", "num reward " + rewardClass(r.reward), fmtReward(r.reward)), el("td", "", flags(r)),
+      el("td", "num turns", r.turns === undefined ? "–" : r.turns), tokens, el("td", "num time", fmtSec(r.seconds)),
+      el("td", "reason", reason));
     tr.addEventListener("click", function () { toggle(tr, r); });
     tr.addEventListener("keydown", function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(tr, r); } });
     return tr;
@@ -187,7 +254,7 @@
       var btn = el("button", "", "show " + Math.min(left, PAGE) + " more (" + left + " left)");
       btn.addEventListener("click", more);
       var tr = el("tr", "more", el("td", "", btn));
-      tr.firstChild.colSpan = 6;
+      tr.firstChild.colSpan = COLUMNS;
       frag.append(tr);
       if (window.IntersectionObserver) {
         var io = new IntersectionObserver(function (entries) {
@@ -206,7 +273,7 @@
     if (open && open.isConnected) { open.remove(); tr.classList.remove("open"); return; }
     if (!open) {
       open = el("tr", "detail", el("td", "", detail(r)));
-      open.firstChild.colSpan = 6;
+      open.firstChild.colSpan = COLUMNS;
       details.set(r.n, open);
     }
     tr.after(open);
@@ -219,8 +286,18 @@
     var box = el("div", "detail-box");
     var where = [r.family, r.task_id, r.difficulty, r.category].filter(Boolean).join(" · ");
     box.append(el("div", "where", where + " · example " + r.example_id + (r.stop ? " · stopped: " + r.stop : "")));
+    var cost = [];
+    if (r.turns !== undefined) cost.push(r.turns + " turn(s)");
+    if (r.tokens) cost.push(fmtInt(r.tokens.input) + " tokens in, " + fmtInt(r.tokens.output) + " out");
+    if (r.seconds !== null && r.seconds !== undefined) cost.push(fmtSec(r.seconds));
+    if (isSet(r.timing)) cost.push(Object.keys(r.timing).map(function (k) { return k + " " + fmtSec(r.timing[k]); }).join(", "));
+    if (cost.length) box.append(el("div", "cost", cost.join(" · ")));
     if (r.scoring_error) box.append(el("div", "alert err", "scoring error (the harness failed, not the model): " + r.scoring_error));
-    if (r.error) box.append(el("div", "alert err", "rollout error", pre(r.error)));
+    if (r.error) {
+      var alert = el("div", "alert err", "rollout error", pre(r.error));
+      if (r.traceback) alert.append(el("details", "traceback", el("summary", "", "traceback"), pre(r.traceback)));
+      box.append(alert);
+    }
     box.append(gradeView(r), transcript(r));
     return box;
   }
@@ -229,7 +306,13 @@
     var sec = el("section", "grade", el("h3", "", "Grade"));
     var g = r.grade;
     if (!g) {
-      sec.append(el("p", "muted", "This run saved no grade (make runs with `websandbox eval` or vf-eval's -C grade)."));
+      if (!HAS_GRADES) {
+        sec.append(el("p", "muted no-grade", "This run saved no grade (make runs with `websandbox eval` or vf-eval's -C grade)."));
+      } else if (r.error) {
+        sec.append(el("p", "no-grade bad", "Not graded: the rollout stopped on an error before grading."), pre(r.error, "assertion"));
+      } else {
+        sec.append(el("p", "muted no-grade", "No grade was saved for this rollout."));
+      }
       return sec;
     }
     sec.append(el("p", "reason " + rewardClass(r.reward), "score " + fmtReward(g.score) + " — " + (g.reason || "")));
@@ -339,11 +422,22 @@
     return pre(typeof args === "string" ? args : JSON.stringify(args, null, 2), "code");
   }
 
-  function messageView(m, names, isFinal) {
+  // one assistant turn's cost, as far as the run saved it
+  function usageView(u, turn) {
+    var bits = ["turn " + turn];
+    if (u.input_tokens !== undefined) bits.push(fmtInt(u.input_tokens) + " tokens in");
+    if (u.output_tokens !== undefined) bits.push(fmtInt(u.output_tokens) + " out");
+    if (u.seconds !== undefined) bits.push(fmtSec(u.seconds));
+    if (u.finish_reason) bits.push("finish: " + u.finish_reason);
+    return el("span", "usage", bits.join(" · "));
+  }
+
+  function messageView(m, names, isFinal, turn) {
     var label = m.role === "tool" ? "tool output" : isFinal ? "final answer" : m.role;
     var call = m.role === "tool" && names[m.tool_call_id];
     var box = el("div", "msg " + m.role + (isFinal ? " final" : ""),
-      el("div", "role", label, call ? el("span", "call-id", " of " + call.name + " " + m.tool_call_id) : null));
+      el("div", "role", label, call ? el("span", "call-id", " of " + call.name + " " + m.tool_call_id) : null,
+        m.usage ? usageView(m.usage, turn) : null));
     if (m.reasoning) box.append(el("details", "reasoning", el("summary", "", "reasoning"), pre(m.reasoning)));
     if (m.content) box.append(pre(m.content, m.role === "tool" ? "output" : "text"));
     (m.tool_calls || []).forEach(function (c) {
@@ -359,7 +453,7 @@
       var p = el("details", "prompt", el("summary", "", "prompt: " + prompt.map(function (m) { return m.role; }).join(" + ")));
       p.addEventListener("toggle", function once() {
         p.removeEventListener("toggle", once);
-        prompt.forEach(function (m) { p.append(messageView(m, {}, false)); });
+        prompt.forEach(function (m) { p.append(messageView(m, {}, false, 0)); });
       });
       sec.append(p);
     }
@@ -370,8 +464,79 @@
       if (m.role === "assistant" && !(m.tool_calls || []).length) last = i;
     });
     if (!r.completion.length) sec.append(el("p", "muted", "no completion was saved"));
-    r.completion.forEach(function (m, i) { sec.append(messageView(m, names, i === last)); });
+    var turn = 0;
+    r.completion.forEach(function (m, i) {
+      if (m.role === "assistant") turn++;
+      sec.append(messageView(m, names, i === last, turn));
+    });
     return sec;
+  }
+
+  // -- the comparison with a baseline run ----------------------------------------------------
+
+  var COMPARE_SORTS = {
+    task: function (a, b) { return cmp(a.task_id, b.task_id); },
+    family: function (a, b) { return cmp(a.family, b.family) || cmp(a.task_id, b.task_id); },
+    "change-up": function (a, b) { return byNumber(function (t) { return t.change; }, true)(a, b) || cmp(a.task_id, b.task_id); },
+    "change-down": function (a, b) { return byNumber(function (t) { return t.change; }, false)(a, b) || cmp(a.task_id, b.task_id); }
+  };
+
+  function compareShows(t, show) {
+    if (!show) return true;
+    if (show === "flipped") return Boolean(t.flip);
+    if (show === "gained" || show === "lost") return t.flip === show;
+    if (show === "changed") return t.change !== null && t.change !== 0;
+    return !t.here || !t.base; // in one run only
+  }
+
+  function sideCell(side) {
+    if (!side) return el("td", "num muted", "not run");
+    var td = el("td", "num score " + rewardClass(side.score), fmtReward(side.score));
+    if (side.rollouts > 1) td.append(el("span", "muted", " (" + side.rollouts + ")"));
+    if (side.errored) td.append(el("span", "badge err", side.errored + " errored"));
+    return td;
+  }
+
+  function compareRows() {
+    var c = DATA.compare, show = $("c-show").value, order = COMPARE_SORTS[$("c-sort").value] || COMPARE_SORTS.task;
+    var body = $("compare-rows");
+    body.textContent = "";
+    c.tasks.filter(function (t) { return compareShows(t, show); }).sort(order).forEach(function (t) {
+      var tr = el("tr", "task-change" + (t.flip ? " flip-" + t.flip : ""));
+      var change = el("td", "num change " + (t.change > 0 ? "good" : t.change < 0 ? "bad" : "muted"), fmtChange(t.change));
+      tr.append(el("td", "", t.family), el("td", "task", t.task_id), sideCell(t.here), sideCell(t.base), change,
+        el("td", "flip", t.flip || ""), el("td", "reason", t.here ? t.here.reason : ""), el("td", "reason", t.base ? t.base.reason : ""));
+      if (t.here) {
+        tr.classList.add("pick");
+        tr.title = "show this task's rollouts";
+        tr.addEventListener("click", function () {
+          $("f-family").value = "";
+          onFamily();
+          $("f-task").value = t.task_id;
+          apply();
+          $("rows").scrollIntoView();
+        });
+      }
+      body.append(tr);
+    });
+  }
+
+  function compareView() {
+    var c = DATA.compare;
+    if (!c) return;
+    $("compare").hidden = false;
+    $("base-name").append(c.base.meta.model ? "model " + c.base.meta.model : c.base.source);
+    $("base-meta").append(metaView(c.base.meta || {}, null, c.base.source, c.base.format));
+    var s = c.summary;
+    var bits = [s.shared + " tasks in both runs", s.gained + " solved here only (gained)", s.lost + " solved in the baseline only (lost)",
+      s.better + " better", s.worse + " worse", s.same + " the same"];
+    if (s.mean_change !== null) bits.push("mean change " + fmtChange(s.mean_change));
+    if (s.only_here) bits.push(s.only_here + " here only");
+    if (s.only_base) bits.push(s.only_base + " in the baseline only");
+    $("compare-summary").append(el("div", "", bits.join(" · ")));
+    compareRows();
+    $("c-show").addEventListener("change", compareRows);
+    $("c-sort").addEventListener("change", compareRows);
   }
 
   // -- start ---------------------------------------------------------------------------------
@@ -379,9 +544,17 @@
   header();
   familyTable();
   options($("f-family"), uniq(ROLLOUTS.map(function (r) { return r.family; })), "all families");
+  var kinds = uniq(ROLLOUTS.filter(function (r) { return r.error; }).map(function (r) { return r.error_kind || "error"; }));
+  kinds.forEach(function (k) { $("f-errored").append(new Option("yes: " + k, "kind:" + k)); });
   onFamily();
+  compareView();
   $("f-family").addEventListener("change", onFamily);
-  ["f-task", "f-score", "f-scoring-error", "f-tampered", "f-errored"].forEach(function (id) { $(id).addEventListener("change", apply); });
+  ["f-task", "f-score", "f-scoring-error", "f-tampered", "f-errored", "f-sort"].forEach(function (id) { $(id).addEventListener("change", apply); });
+  document.querySelectorAll("table.rollouts th[data-sort]").forEach(function (th) {
+    th.classList.add("sortable");
+    th.title = "sort by " + (th.textContent === "#" ? "run order" : th.textContent);
+    th.addEventListener("click", function () { $("f-sort").value = th.dataset.sort; apply(); });
+  });
   var timer = null;
   $("f-search").addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(apply, 150); });
   requestAnimationFrame(function () {
