@@ -12,7 +12,10 @@ from sandbox_env.families.django import FAMILY, make_canaries
 from sandbox_env.families.django_vary import VaryError
 
 TASKS = Path(__file__).resolve().parents[1] / "sandbox_env" / "tasks" / "django"
-SOURCE = 'def test_x(db):\n    make(name="kettle", qty=106)\n    assert total() == (3, 1 + 106)\n    assert f"kettle-{1}" == "kettle-1"\n'
+SOURCE = (
+    'def test_x(db):\n    make(name="kettle", qty=106)\n    assert total() == (3, 1 + 106)\n'
+    '    assert f"kettle-{1}" == "kettle-1"\n'
+)
 
 
 def _varied() -> list[str]:
