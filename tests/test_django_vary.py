@@ -69,3 +69,10 @@ def test_every_varied_task_draws_other_hidden_data_per_grading_and_keeps_its_tes
             suite = make_canaries(g, random.Random(seed))
             assert set(g["test_ids"]) <= set(suite.real)
         assert len(seen) == 4, tid
+
+
+def test_an_f_string_of_constants_becomes_a_plain_literal_the_host_keeps():
+    decls = django_vary.normalize([{"token": 1987, "range": [1000, 9999]}], "t")
+    src = 'def test_y(m):\n    assert get(f"/a/{1987}/") == f"/a/{1987:05d}/"\n    assert f"{m:02d}" == "01"\n'
+    out = django_vary.substitute({"h.py": src}, decls, {1987: 4321})["h.py"]
+    assert "get('/a/4321/') == '/a/04321/'" in out and "f'{m:02d}'" in out

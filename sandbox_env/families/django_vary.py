@@ -148,6 +148,13 @@ class _Substitute(ast.NodeTransformer):
             return ast.copy_location(ast.Constant(value), node)
         return node
 
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.expr:
+        """An f-string of constants only (`f"/articles/{1987}/"`) becomes the plain string: a literal the host keeps."""
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        if all(isinstance(n, (ast.JoinedStr, ast.FormattedValue, ast.Constant)) for n in ast.walk(node)):
+            return ast.copy_location(ast.Constant(eval(compile(ast.Expression(node), "<vary>", "eval"))), node)  # noqa: S307
+        return node
+
 
 def substitute(sources: dict[str, str], decls: list[dict[str, Any]], values: dict[str | int, Any]) -> dict[str, str]:
     """The modules with every token replaced by its drawn value (identifiers and test names as written)."""
