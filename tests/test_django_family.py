@@ -11,6 +11,7 @@ import pytest
 
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import django_evidence as evidence
+from sandbox_env.families import django_vary
 from sandbox_env.families.django import FAMILY, collect_test_ids, judge, make_canaries
 from sandbox_env.families.django_suite import Suite, perturb
 from sandbox_env.verify.django import VERIFIER
@@ -134,10 +135,13 @@ def test_value_canaries_differ_from_their_original_in_one_in_process_assertion_a
 
 def test_no_expected_value_of_a_comparison_is_in_the_files_the_process_gets():
     g = _grading("dj01")
+    _, drawn = django_vary.drawn_hidden(g, random.Random(3))  # the draw make_canaries makes first with this rng
     suite = make_canaries(g, random.Random(3))
     text = "\n".join(suite.files.values())
-    assert "(3, 9)" not in text and "[9, 0, 5, 0]" not in text and "(1, 2)" not in text
-    assert any(s.holes == [(3, 9)] for s in suite.sites.values())
+    kettle = drawn[101] + drawn[106] + drawn[102]
+    assert "(3, 9)" not in text and "[9, 0, 5, 0]" not in text and f"(1, {drawn[202]})" not in text
+    assert f"(3, {kettle})" not in text and f"== {kettle}" not in text
+    assert any(s.holes == [3, kettle] for s in suite.sites.values())  # the hidden test's, computed from the draw
 
 
 def _observed(suite: Suite, nodeid: str, value) -> list[dict]:
@@ -151,12 +155,13 @@ def test_a_comparison_is_decided_on_the_host_from_observed_plain_data():
     suite = make_canaries(g, random.Random(3))
     nodeid = suite.real["hidden/test_sensitivity.py::test_only_the_exact_status_paid_counts_as_paid"]
     started = [{"stage": "started", "observing": True}]
-    right = {"tuple": [{"i": "1"}, {"i": "2"}]}
+    paid = django_vary.drawn_hidden(g, random.Random(3))[1][202]
+    right = {"tuple": [{"i": "1"}, {"i": str(paid)}]}
     failed, problems = evidence.observation_results(started + _observed(suite, nodeid, right), suite)
     assert nodeid not in failed and not problems
     wrong = {"tuple": [{"i": "2"}, {"i": "7"}]}
     failed, problems = evidence.observation_results(started + _observed(suite, nodeid, wrong), suite)
-    assert "(2, 7) == (1, 2)" in failed[nodeid] and not problems
+    assert f"(2, 7) == (1, {paid})" in failed[nodeid] and not problems
     failed, _ = evidence.observation_results(started, suite)
     assert "never made" in failed[nodeid]  # a comparison that runs whenever the test passes must be seen
 

@@ -24,7 +24,10 @@ evidence that a change cannot avoid leaving:
   sends the compared values as plain data and the host decides (django_suite.py,
   runtime/observations.py), so a value that lies about its equality meets nothing;
 - hidden tests: a patch keyed on what the policy knows (the visible tests, by name, file
-  or source) leaves the hidden tests to be passed honestly;
+  or source) leaves the hidden tests to be passed honestly; where a task declares
+  `[[vary]]` tokens, the data its hidden tests insert is drawn per grading run on the host,
+  the expected values computed from the draw (django_vary.py), so an answer key memorized
+  from the repository or replayed from another grading meets other data;
 - canaries that look like the tests (same names, same kind of module paths, a clone with
   one expected value changed, budget clones running 3+ queries on the app's own tables
   under a budget of one): a patch keyed on anything observable hits them as often as
@@ -69,6 +72,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox_env.families import django_evidence as evidence
+from sandbox_env.families import django_vary
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow, collect_files, read_task_toml
 from sandbox_env.families.django_suite import Suite, make_suite
 from sandbox_env.grading import Grader, ReportError
@@ -170,6 +174,8 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
             raise ValueError(f"{folder}: budget test {b} is not a test of tests/ or {HIDDEN_DIR}/")
     if budget and not (folder / "naive").is_dir():
         raise ValueError(f"{folder}: a task with budget tests needs naive/")
+    vary = django_vary.normalize(meta.get("vary", []), str(folder))
+    django_vary.validate(vary, hidden, meta["spec"], str(folder))
     return TaskRow(
         task_id=meta["id"],
         family=family,
@@ -187,6 +193,7 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
             "hidden": hidden,
             "test_ids": ids,
             "budget_tests": budget,
+            **({"vary": vary, "spec": meta["spec"]} if vary else {}),
         },
     )
 
@@ -197,7 +204,8 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
 def make_canaries(grading: dict[str, Any], rng: random.Random | None = None) -> Suite:
     """The suite of one grading run: visible and hidden tests with fresh look-alike canaries (django_suite.py)."""
     rng = rng or random.Random(secrets.randbits(64))
-    suite = make_suite({**grading["tests"], **grading.get("hidden", {})}, set(grading["budget_tests"]), rng)
+    hidden, _ = django_vary.drawn_hidden(grading, rng)  # this run's data for the hidden tests (django_vary.py)
+    suite = make_suite({**grading["tests"], **hidden}, set(grading["budget_tests"]), rng)
     for path, text in suite.files.items():
         compile(text, path, "exec")  # a module the host made must load: a failure here is the harness's
     missing = set(grading["test_ids"]) - set(suite.real)

@@ -2,8 +2,11 @@
 
 The reference is written with bash and its visible tests run in the rollout, as a model
 would; then, graded directly: empty deliverables, a syntax error, junk/ (plausible but
-wrong) and naive/ (budget tasks: right results, too many queries, which must score 0.0
-with correct_but_naive 1.0). Each control is graded twice so that a flaky verdict shows.
+wrong), wrong_*/ (each wrong in one way) and naive/ (budget tasks: right results, too many
+queries, which must score 0.0 with correct_but_naive 1.0). Each control is graded twice so
+that a flaky verdict shows. Every grading run draws its own hidden-test data where the task
+declares `[[vary]]` tokens (families/django_vary.py): the reference is then graded on
+VARIED_DRAWS draws, and every control on two, each of which must keep it wrong.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from sandbox_env.verify.base import Control, VerifyContext, bash_write_files
 from sandbox_env.verify.scripted import scripted_rollout
 
 GARBAGE = "def broken(:\n    return ???\n"
+VARIED_DRAWS = 4
 
 
 class DjangoVerifier:
@@ -38,10 +42,15 @@ class DjangoVerifier:
         controls = []
 
         async def twice(
-            name: str, files: dict[str, str], want_score: float, want_naive: float | None = None, first: Grade | None = None
+            name: str,
+            files: dict[str, str],
+            want_score: float,
+            want_naive: float | None = None,
+            first: Grade | None = None,
+            runs: int = 2,
         ) -> None:
             grades, timing = [] if first is None else [first], {"seconds": [], "runner_seconds": [], "runner_cpu": []}
-            while len(grades) < 2:
+            while len(grades) < runs:
                 t0 = time.perf_counter()
                 grade, report = await FAMILY.grade_with_report({"files": files}, task, grader)
                 timing["seconds"].append(time.perf_counter() - t0)
@@ -70,7 +79,7 @@ class DjangoVerifier:
         ref = self.solution_files(folder)
         run = await scripted_rollout(ctx.backend, ctx.image, task, self.reference_calls(folder))
         own_run = run.outputs[-1] if run.outputs else ""
-        await twice("reference", ref, 1.0, first=run.grade)
+        await twice("reference", ref, 1.0, first=run.grade, runs=VARIED_DRAWS if task.grading.get("vary") else 2)
         if " passed" not in own_run or "failed" in own_run or "error" in own_run.lower():
             controls[-1].ok = False
             controls[-1].detail += f" | the reference's own pytest run in the rollout: {own_run[-300:]}"
@@ -80,6 +89,8 @@ class DjangoVerifier:
         junk = self.solution_files(folder, "junk")
         if junk:
             await twice("junk", {**ref, **junk}, 0.0)
+        for wrong in sorted(p.name for p in folder.glob("wrong_*") if p.is_dir()):
+            await twice(wrong, {**ref, **self.solution_files(folder, wrong)}, 0.0)
         naive = self.solution_files(folder, "naive")
         if naive:
             await twice("naive", {**ref, **naive}, 0.0, want_naive=1.0)

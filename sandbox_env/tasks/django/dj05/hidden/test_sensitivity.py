@@ -13,7 +13,7 @@ D2 = datetime.date(2030, 5, 3)
 
 @pytest.fixture
 def room():
-    return Room.objects.create(name="Blue", capacity=4)
+    return Room.objects.create(name="blue", capacity=4)
 
 
 def reservation(room, **overrides):
