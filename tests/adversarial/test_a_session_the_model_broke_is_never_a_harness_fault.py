@@ -104,9 +104,17 @@ async def _play(backend, image, calls):
 @pytest.mark.parametrize("breaker", [UNREADABLE_WORKSPACE, HOLD_EVERY_PID], ids=["an unreadable workspace", "every pid held"])
 async def test_a_session_that_cannot_restart_is_said_to_the_model_and_its_zero_is_the_submissions(backend, image, breaker):
     run = await _play(backend, image, [breaker, END_THE_SESSION, A_CELL, ANSWER])
+    assert run.grade.scoring_error is None, run.grade.reason  # never a harness fault, whichever way it went
+    if breaker is HOLD_EVERY_PID and "the Python session could not start" not in run.outputs[3]:
+        # the race the attack runs against the restart: a pid the ended session freed went to the
+        # restart before the held processes took it back (a busy host schedules them late), so
+        # the session came back, the answer ran and it is the answer's 1.0
+        assert "still here" in run.outputs[2] or "could not start" in run.outputs[2], run.outputs[2]
+        assert run.grade.score == 1.0, run.grade.reason
+        return
     for said in run.outputs[2:]:
         assert "the Python session could not start" in said and "the next call tries again" in said, said
-    assert run.grade.score == 0.0 and run.grade.scoring_error is None, run.grade.reason
+    assert run.grade.score == 0.0, run.grade.reason
 
 
 async def test_a_workspace_locked_after_the_answer_still_lets_the_answer_be_read(backend, image):
