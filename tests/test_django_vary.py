@@ -76,3 +76,11 @@ def test_an_f_string_of_constants_becomes_a_plain_literal_the_host_keeps():
     src = 'def test_y(m):\n    assert get(f"/a/{1987}/") == f"/a/{1987:05d}/"\n    assert f"{m:02d}" == "01"\n'
     out = django_vary.substitute({"h.py": src}, decls, {1987: 4321})["h.py"]
     assert "get('/a/4321/') == '/a/04321/'" in out and "f'{m:02d}'" in out
+
+
+def test_a_drawn_word_never_holds_a_fixed_word_the_tests_search_for():
+    # a search for "alp" must find no row: a drawn title "alp..." would be found
+    src = 'def test_s(client):\n    make(title="alpha")\n    assert search("alp") == []\n'
+    decls = django_vary.normalize([{"token": "alpha", "keep": 2}], "t")
+    values = [django_vary.draw(decls, {"h.py": src}, "", random.Random(seed))["alpha"] for seed in range(500)]
+    assert all(v.startswith("al") and "alp" not in v for v in values), [v for v in values if "alp" in v][:3]

@@ -109,9 +109,14 @@ def validate(decls: list[dict[str, Any]], hidden: dict[str, str], spec: str, whe
 
 
 def draw(decls: list[dict[str, Any]], sources: dict[str, str], spec: str, rng: random.Random) -> dict[str | int, Any]:
-    """A value per token, none equal to a literal of the tests, a word of the spec or another draw."""
+    """A value per token: none equal to a literal of the tests, found in the spec or the tests, holding a
+    word of the tests' strings (a fixed search term) or holding or held by another draw."""
     literals = set(_ints(sources))
     corpus = (spec + "\n" + "\n".join(sources.values())).lower()
+    tokens = {d["token"] for d in decls if d["kind"] != "int"}
+    # words the tests search or match with (a fixed search term): a drawn word must not hold one,
+    # or a test that searches for it would find a row it must not find
+    fixed_words = {w for text in _strs(sources) for w in re.findall(r"[a-z]{3,}", text.lower())} - tokens
     taken: set[object] = set()
     values: dict[str | int, Any] = {}
     for d in decls:
@@ -123,7 +128,11 @@ def draw(decls: list[dict[str, Any]], sources: dict[str, str], spec: str, rng: r
             else:
                 tail = "".join(rng.choice(string.ascii_lowercase) for _ in range(len(token) - d["keep"]))
                 value = token[: d["keep"]] + tail
-                clash = value in corpus or value in taken
+                clash = (
+                    value in corpus
+                    or any(word in value for word in fixed_words)
+                    or any(isinstance(t, str) and (t in value or value in t) for t in taken)
+                )
             if not clash:
                 break
         else:

@@ -18,14 +18,15 @@ def sent():
 @pytest.fixture
 def trio(db):
     return (
-        Account.objects.create(owner="dora", balance=Decimal("250.00")),
-        Account.objects.create(owner="eli", balance=Decimal("5.50")),
-        Account.objects.create(owner="fay", balance=Decimal("12.25")),
+        Account.objects.create(owner="dora", balance=Decimal(25000) / 100),
+        Account.objects.create(owner="eli", balance=Decimal(550) / 100),
+        Account.objects.create(owner="fay", balance=Decimal(1225) / 100),
     )
 
 
 def money():
-    return {a.owner: a.balance for a in Account.objects.order_by("owner")}
+    """Each owner's balance in cents."""
+    return {a.owner: int(a.balance * 100) for a in Account.objects.order_by("owner")}
 
 
 def break_transfers(monkeypatch, after=0):
@@ -46,7 +47,7 @@ def test_transfer_with_cents(trio, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         done = transfer(dora.pk, eli.pk, Decimal("0.75"))
     assert Transfer.objects.get(pk=done.pk).amount == Decimal("0.75")
-    assert money() == {"dora": Decimal("249.25"), "eli": Decimal("6.25"), "fay": Decimal("12.25")}
+    assert money() == {"dora": 25000 - 75, "eli": 550 + 75, "fay": 1225}
     assert notifications.OUTBOX == [f"transfer {done.pk} done"]
 
 
@@ -54,8 +55,8 @@ def test_one_cent_too_much_is_insufficient(trio, django_capture_on_commit_callba
     _, eli, fay = trio
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         with pytest.raises(InsufficientFunds):
-            transfer(eli.pk, fay.pk, Decimal("5.51"))
-    assert money()["eli"] == Decimal("5.50")
+            transfer(eli.pk, fay.pk, Decimal(550 + 1) / 100)
+    assert money()["eli"] == 550
     assert len(callbacks) == 0
 
 
@@ -68,7 +69,7 @@ def test_unknown_source_and_bad_amounts(trio):
     with pytest.raises(ValueError):
         transfer(eli.pk, eli.pk, Decimal("2.00"))
     assert Transfer.objects.count() == 0
-    assert money()["dora"] == Decimal("250.00")
+    assert money()["dora"] == 25000
 
 
 def test_transfer_returns_the_saved_record(trio):
@@ -85,7 +86,7 @@ def test_failing_ledger_leaves_both_balances(trio, monkeypatch, django_capture_o
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         with pytest.raises(ConnectionError):
             transfer(dora.pk, fay.pk, Decimal("100.00"))
-    assert money() == {"dora": Decimal("250.00"), "eli": Decimal("5.50"), "fay": Decimal("12.25")}
+    assert money() == {"dora": 25000, "eli": 550, "fay": 1225}
     assert callbacks == []
 
 
@@ -98,7 +99,7 @@ def test_nothing_is_sent_before_the_outer_block_commits():
         second = transfer(b.pk, a.pk, Decimal("5.00"))
         assert notifications.OUTBOX == []
     assert notifications.OUTBOX == [f"transfer {first.pk} done", f"transfer {second.pk} done"]
-    assert money() == {"gus": Decimal("30.00"), "hal": Decimal("10.00")}
+    assert money() == {"gus": 3000, "hal": 1000}
 
 
 def test_batch_in_order_with_one_failure(trio, django_capture_on_commit_callbacks):
@@ -111,7 +112,7 @@ def test_batch_in_order_with_one_failure(trio, django_capture_on_commit_callback
         ])
     assert result[0] is None
     assert [pk is None for pk in result] == [True, False, False]
-    assert money() == {"dora": Decimal("230.00"), "eli": Decimal("15.50"), "fay": Decimal("22.25")}
+    assert money() == {"dora": 25000 - 2000, "eli": 550 + 2000 - 1000, "fay": 1225 + 1000}
     assert notifications.OUTBOX == [f"transfer {result[1]} done", f"transfer {result[2]} done"]
 
 
@@ -130,7 +131,7 @@ def test_batch_rolls_back_on_an_unexpected_error(trio, monkeypatch, django_captu
                 (dora.pk, fay.pk, Decimal("1.00")),
                 (dora.pk, eli.pk, Decimal("1.00")),
             ])
-    assert money() == {"dora": Decimal("250.00"), "eli": Decimal("5.50"), "fay": Decimal("12.25")}
+    assert money() == {"dora": 25000, "eli": 550, "fay": 1225}
     assert Transfer.objects.count() == 0
     assert (len(callbacks), notifications.OUTBOX) == (0, [])
 
