@@ -93,9 +93,11 @@ try:
     sys.dont_write_bytecode = True
     frozen = request.pop("files")
     write_frozen(frozen)
+    # compared values leave as frames and the host compares them; armed before the guard, so that
+    # the sink is among the identities the guard watches (a wrapped sink could rewrite what is sent)
+    observations.arm(channel.pinned_note())
     guard = Guard(channel, recorder, frozen, WORKSPACE)
     guard.arm()  # identities of what the verdict depends on, before the code under test is imported
-    observations.arm(channel.pinned_note())  # compared values leave as frames: the host compares them
     sys.meta_path.insert(0, Announcer(recorder.modules))
     args = [
         "-p",
