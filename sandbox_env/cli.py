@@ -336,7 +336,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.target < 1:
         raise ValueError(f"--target must be at least 1, got {args.target}")
     out = args.out or (GENERATED_FILE if args.seed == DEFAULT_SEED else Path(f"generated_orm_seed{args.seed}.jsonl"))
-    return main_generate(args.seed, args.target, out, args.concurrency)
+    return main_generate(args.seed, args.target, out, args.concurrency, shape=args.shape, merge=args.merge)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -428,6 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for each answer (default 120)")
     p.set_defaults(func=cmd_check_server)
 
+    from sandbox_env.generate import SHAPE_NAMES
+
     p = sub.add_parser(
         "generate",
         help="draw and verify generated orm tasks from a seed; says how long verification took",
@@ -440,6 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--target", type=int, default=1400, help="candidates that pass the pre-screen (default 1400)")
     p.add_argument("--out", type=Path, help="file to write (default: generated_orm_seedN.jsonl here)")
     p.add_argument("--concurrency", type=int, default=2, help="containers at once (default 2)")
+    p.add_argument("--shape", choices=SHAPE_NAMES, help="draw only this task shape (a stream of its own)")
+    p.add_argument("--merge", action="store_true", help="add the new tasks to --out's instead of replacing them")
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")

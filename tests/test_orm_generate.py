@@ -124,6 +124,54 @@ def test_exists_same_row_and_ranks_follow_their_definitions():
     assert ranks["A Chronicle of Tides"] == ranks["Red River Ledger"] == 1  # the placed History tie at the top
 
 
+def _books_by_genre(w, genre: str) -> list[dict]:
+    """The books of one genre in price order, highest first, equal prices by title: a window's sequence."""
+    gid = next(g["id"] for g in w.rows["Genre"] if g["name"] == genre)
+    books = sorted((b for b in w.rows["Book"] if b["genre_id"] == gid), key=lambda b: b["title"])
+    return sorted(books, key=lambda b: b["price"], reverse=True)
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 7])
+def test_positions_tiles_first_values_and_moving_sums_follow_their_definitions(size):
+    w = world(0)
+    key = (("title", FieldRef(("title",))),)
+    part = ("genre", "name")
+
+    def window(fn: str, **kw) -> dict[str, object]:
+        q = Query("Book", (*key, ("x", Win(fn, part, ("price",), True, **kw))), (("title", False),))
+        return dict(map(tuple, evaluate(q, w)))
+
+    seq = _books_by_genre(w, "History")
+    titles = [b["title"] for b in seq]
+    position, tile = window("row_number"), window("ntile", size=size)
+    first, moving = window("first_value", arg=("pages",)), window("moving_sum", arg=("pages",), size=size)
+    assert [position[t] for t in titles] == list(range(1, len(titles) + 1))
+    tiles = [tile[t] for t in titles]
+    sizes = [tiles.count(k) for k in range(1, min(size, len(titles)) + 1)]
+    assert tiles == sorted(tiles) and max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)
+    assert {first[t] for t in titles} == {seq[0]["pages"]}
+    pages = [b["pages"] for b in seq]
+    assert [moving[t] for t in titles] == [sum(pages[max(0, i - size + 1) : i + 1]) for i in range(len(pages))]
+
+
+def test_new_window_kinds_render_frames_and_imports_and_keep_old_trees_hashes():
+    q = Query(
+        "Book",
+        (("title", FieldRef(("title",))), ("m", Win("moving_sum", None, ("price",), False, ("pages",), 3))),
+        (("title", False),),
+    )
+    code = render_orm(q)
+    assert "frame=RowRange(start=-2, end=0)" in code and "from django.db.models import RowRange" in code
+    title = ("title", FieldRef(("title",)))
+    tile = Query("Book", (title, ("t", Win("ntile", None, ("price",), True, size=4))), (("title", False),))
+    assert "Ntile(4)" in render_orm(tile) and "from django.db.models.functions import Ntile" in render_orm(tile)
+    assert "4 consecutive groups" in render_spec(tile)["columns"][-1]
+    old = Query("Book", (("title", FieldRef(("title",))), ("r", Win("rank", None, ("price",), True))), (("title", False),))
+    assert "size" not in str(canonical(old)) and from_canonical(canonical(q)) == q
+    two = Win("moving_sum", None, ("price",), False, ("pages",), 2)
+    assert signature(q) == signature(Query(q.universe, (q.cols[0], ("m", two)), q.order))
+
+
 def test_the_reference_is_python_uses_no_like_lookup_and_the_spec_states_its_rules():
     for q in _cands(n=120):
         code = render_orm(q)
@@ -237,3 +285,23 @@ def test_dates_in_trees_are_dates():
         where=Cmp(FieldRef(("published",)), "gte", date(2020, 1, 1)),
     )
     assert "date(2020, 1, 1)" in render_orm(q)
+
+
+def test_a_merged_batch_adds_only_new_tasks_and_keeps_three_per_signature():
+    old = store.read()[:5]
+    twin = {**old[0], "task_id": "orm_gen_other"}  # the same expected rows under another id
+    crowd = [{**old[1], "task_id": f"orm_gen_s{i}", "variants": {"0": [[i]]}} for i in range(5)]
+    merged = store.merge(old, [old[2], twin, *crowd], 3)
+    assert merged[: len(old)] == old
+    ids = [r["task_id"] for r in merged]
+    assert "orm_gen_other" not in ids and ids.count(old[2]["task_id"]) == 1
+    assert sum(r["signature"] == old[1]["signature"] for r in merged) == 3
+    assert ids[len(old) :] == ["orm_gen_s0", "orm_gen_s1"][: 3 - sum(r["signature"] == old[1]["signature"] for r in old)]
+
+
+def test_a_named_shape_draws_only_that_shape_from_its_own_stream():
+    windows = [candidate(22, i, "window") for i in range(40)]
+    assert all(any(isinstance(n, Win) for n in walk(q)) for q in windows if q is not None)
+    assert [tree_hash(q) for q in windows if q] != [tree_hash(q) for q in (candidate(22, i) for i in range(40)) if q]
+    with pytest.raises(ValueError, match="the shapes are"):
+        candidate(22, 0, "windows")

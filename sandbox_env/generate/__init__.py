@@ -15,3 +15,6 @@ Modules, one job each:
 Verification by execution (the image's Django over the image's fixture databases, mutants)
 lives in sandbox_env/verify/generated.py; this package never starts a container.
 """
+
+# the task shapes the sampler draws (`websandbox generate --shape` names one)
+SHAPE_NAMES = ("filter", "group", "row_agg", "subquery", "window")

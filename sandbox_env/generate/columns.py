@@ -68,7 +68,7 @@ def expr_type(model: str, e: Any, q: Query | None = None) -> tuple[str, bool]:
             return "int", not e.coalesce
         return schema.resolve(target, e.field)[1].type, not e.coalesce
     if isinstance(e, Win):
-        if e.fn in ("rank", "dense_rank"):
+        if e.fn in ("rank", "dense_rank", "row_number", "ntile"):
             return "int", False
         kind, nullable = expr_type(model, FieldRef(e.arg))
         return kind, nullable or e.fn in ("lag", "lead")

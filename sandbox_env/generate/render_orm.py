@@ -60,7 +60,17 @@ PRELOADED = set(DB_NAMES) | set(FUNCTION_NAMES)  # what the session's preamble i
 PART_FN = {"year": "ExtractYear", "month": "ExtractMonth", "quarter": "ExtractQuarter", "week_day": "ExtractWeekDay"}
 TRUNC_FN = {"year": "TruncYear", "month": "TruncMonth"}
 AGG_FN = {"count": "Count", "sum": "Sum", "avg": "Avg", "max": "Max", "min": "Min"}
-WIN_FN = {"rank": "Rank", "dense_rank": "DenseRank", "lag": "Lag", "lead": "Lead", "running_sum": "Sum"}
+WIN_FN = {
+    "rank": "Rank",
+    "dense_rank": "DenseRank",
+    "row_number": "RowNumber",
+    "ntile": "Ntile",
+    "lag": "Lag",
+    "lead": "Lead",
+    "first_value": "FirstValue",
+    "running_sum": "Sum",
+    "moving_sum": "Sum",
+}
 MONEY = "DecimalField(max_digits=12, decimal_places=2)"
 
 
@@ -194,13 +204,21 @@ class Renderer:
         if isinstance(e, Win):
             key = schema.KEY[model]
             desc = ".desc()" if e.desc else ".asc()"
+            name = self.fn(WIN_FN[e.fn])
+            order = f'[F("{dunder(e.order)}"){desc}, F("{key}").asc()]'
+            frame = ""
             if e.fn in ("rank", "dense_rank"):
-                func, order = f"{WIN_FN[e.fn]}()", f'F("{dunder(e.order)}"){desc}'
+                func, order = f"{name}()", f'F("{dunder(e.order)}"){desc}'
+            elif e.fn == "row_number":
+                func = f"{name}()"
+            elif e.fn == "ntile":
+                func = f"{name}({e.size})"
             else:
-                func = f'{WIN_FN[e.fn]}("{dunder(e.arg)}")'
-                order = f'[F("{dunder(e.order)}"){desc}, F("{key}").asc()]'
+                func = f'{name}("{dunder(e.arg)}")'
+            if e.fn == "moving_sum":
+                frame = f", frame={self.fn('RowRange')}(start=-{e.size - 1}, end=0)"
             part = "" if e.partition is None else f', partition_by=F("{dunder(e.partition)}")'
-            return f"Window({func}{part}, order_by={order})"
+            return f"Window({func}{part}, order_by={order}{frame})"
         raise TypeError(f"no ORM form for {e!r}")
 
     def agg(self, e: Agg, model: str) -> str:
@@ -267,7 +285,7 @@ class Renderer:
         cells = [_format(v, t, nullable) for v, (_, t, nullable) in zip(vars_, column_types(q), strict=True)]
         lines = []
         if self.imports:
-            dj = sorted(i for i in self.imports if i.endswith("Field") or i == "ExpressionWrapper")
+            dj = sorted(i for i in self.imports if i.endswith("Field") or i in ("ExpressionWrapper", "RowRange"))
             fns = sorted(i for i in self.imports if i not in dj)
             if fns:
                 lines.append(f"from django.db.models.functions import {', '.join(fns)}")

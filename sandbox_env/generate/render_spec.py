@@ -294,14 +294,29 @@ class Speaker:
                     else "no rank is skipped after a tie (1, 1, 2)")  # fmt: skip
             first = _extreme(kind, e.desc)
             return f"the rank of the {on} {within}: 1 for the {first} {on}; equal values share a rank and {gaps}"
-        arg = schema.noun_of(model, e.arg)
+        arg = "" if e.arg is None else schema.noun_of(model, e.arg)
         key = schema.noun_of(model, (schema.KEY[model],))
         seq = f"{within}, ordered by {on} ({direction}), equal {on}s by {key} A to Z"
         one = schema.SINGULAR[model]
+        if e.fn == "row_number":
+            return f"the position of this {one} (1, 2, 3, ...) {seq}; no two share a position"
+        if e.fn == "ntile":
+            many = schema.PLURAL[model]
+            return (f"which of {e.size} groups, numbered 1 to {e.size}, this {one} falls in: {within.removeprefix('among ')} are "
+                    f"taken in order of {on} ({direction}), equal {on}s by {key} A to Z, and cut into {e.size} "
+                    f"consecutive groups as equal in size as possible, the first groups holding one more {one} when "
+                    f"the sizes cannot be equal (with fewer than {e.size} {many}, each is a group of its own: 1, 2, ...)"
+                    )  # fmt: skip
         if e.fn == "lag":
             return f"the {arg} of the previous {one} {seq}; None for the first"
         if e.fn == "lead":
             return f"the {arg} of the next {one} {seq}; None for the last"
+        if e.fn == "first_value":
+            return f"the {arg} of the first {one} {seq} (the same for every {one} there)"
+        if e.fn == "moving_sum":
+            before = "the one" if e.size == 2 else f"the {e.size - 1}"
+            return (f"the total of the {arg} of this {one} and {before} {one if e.size == 2 else schema.PLURAL[model]} "
+                    f"just before it {seq} (fewer at the start, where fewer come before it)")  # fmt: skip
         return f"the running total of the {arg} {seq}, up to and including this {one}"
 
     # -- the task ---------------------------------------------------------------------------

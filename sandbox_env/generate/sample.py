@@ -20,7 +20,7 @@ import random
 from decimal import Decimal
 from typing import Any
 
-from sandbox_env.generate import schema
+from sandbox_env.generate import SHAPE_NAMES, schema
 from sandbox_env.generate.evaluate import Evaluator, evaluate, value_at
 from sandbox_env.generate.fixture import VARIANTS, world
 from sandbox_env.generate.tree import (
@@ -47,6 +47,7 @@ from sandbox_env.generate.tree import (
     Text,
     Trunc,
     Win,
+    walk,
 )
 
 SHAPES = ("filter", "filter", "row_agg", "row_agg", "group", "group", "subquery", "window")
@@ -458,34 +459,57 @@ class Sampler:
             order_f = rng.choice((("price",), ("pages",), ("published",)))
         else:
             partition, order_f = ("country",), ("birth_date",)
-        fn = rng.choice(("rank", "rank", "dense_rank", "dense_rank", "lag", "lead", "running_sum"))
+        fn = rng.choice(WINDOW_FNS)
         desc = rng.random() < 0.6
         cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
         if partition is not None:
             cols.append((dunder(partition), FieldRef(partition)))
         cols.append((dunder(order_f), FieldRef(order_f)))
         topk = None
-        if fn in ("rank", "dense_rank"):
-            name = f"{order_f[0]}_{fn}"
+        if fn in ("rank", "dense_rank", "row_number"):
+            name = f"{order_f[0]}_{'position' if fn == 'row_number' else fn}"
             cols.append((name, Win(fn, partition, order_f, desc)))
             if rng.random() < 0.6:
                 topk = (name, rng.choice((1, 2, 2, 3)))
+        elif fn == "ntile":
+            size = rng.choice((2, 3, 4))
+            cols.append((f"{order_f[0]}_group", Win(fn, partition, order_f, desc, size=size)))
         else:
-            arg = order_f if fn != "lag" or rng.random() < 0.5 else (key,)
-            if fn == "running_sum":
+            arg = order_f if fn not in ("lag", "first_value") or rng.random() < 0.5 else (key,)
+            size = None
+            if fn in ("running_sum", "moving_sum"):
                 arg = rng.choice((("pages",), ("price",)))
-            name = {"lag": "previous_", "lead": "next_", "running_sum": "running_"}[fn] + arg[0]
-            cols.append((name, Win(fn, partition, order_f, desc, arg)))
-        where = self.where(model, rng.choice((1, 2)), allow_rel=rng.random() < 0.3)
-        if partition is not None and model == "Book" and where is not None and rng.random() < 0.5:
-            where = where
-        order_keys = [n for n, _ in cols if n in (dunder(partition or ("x",)),)] + [cols[-1][0]]
-        order: tuple = tuple((n, False) for n in order_keys) + ((key, rng.random() < 0.5),)
-        return Query(model, tuple(cols), order, where=where, topk=topk)
+                size = rng.choice((2, 3)) if fn == "moving_sum" else None
+            prefix = {"lag": "previous_", "lead": "next_", "first_value": "first_", "running_sum": "running_"}
+            name = prefix.get(fn, "moving_") + arg[0]
+            cols.append((name, Win(fn, partition, order_f, desc, arg, size)))
+        n_preds = rng.choice((1, 2) if fn in ("rank", "dense_rank") else (1, 2, 2, 3))
+        where = self.where(model, n_preds, allow_rel=rng.random() < 0.3)
+        return Query(model, tuple(cols), self.window_order(fn, partition, order_f, cols[-1][0], key), where=where, topk=topk)
 
-    def draw(self) -> Query:
-        shape = self.rng.choice(SHAPES)
+    def window_order(self, fn: str, partition: tuple[str, ...] | None, order_f: tuple[str, ...], name: str, key: str) -> tuple:
+        """The output order of a window task: keys that leave ties for the unique key to close, so it is tested.
+
+        Positions are unique within a partition, so they come first and tie only across partitions;
+        moving sums rarely tie at all, so those rows are ordered by the unique key alone.
+        """
+        part = [dunder(partition)] if partition is not None else []
+        if fn == "row_number" and partition is not None:
+            keys = [name]
+        elif fn == "moving_sum":
+            keys = []
+        else:
+            keys = [*part, name]
+        return tuple((n, False) for n in keys) + ((key, self.rng.random() < 0.5),)
+
+    def draw(self, shape: str | None = None) -> Query:
+        shape = shape or self.rng.choice(SHAPES)
         return getattr(self, f"shape_{shape}")()
+
+
+# rank-like functions twice: their top-k cut makes a second task shape
+WINDOW_FNS = ("rank", "rank", "dense_rank", "dense_rank", "row_number", "row_number", "ntile", "lag", "lead",
+              "first_value", "running_sum", "moving_sum")  # fmt: skip
 
 
 def schema_nullable(model: str, e: Any) -> bool:
@@ -498,11 +522,16 @@ def evaluate_raw(q: Query, w) -> list[tuple]:
     return Evaluator(w).run(q)
 
 
-def candidate(seed: int, index: int) -> Query | None:
-    """The index-th candidate of `seed` (None when the draw found no constants)."""
-    rng = random.Random(f"websandbox-orm-gen:{seed}:{index}")
+def candidate(seed: int, index: int, shape: str | None = None) -> Query | None:
+    """The index-th candidate of `seed` (None when the draw found no constants); of one shape if named.
+
+    A named shape draws from a stream of its own, so a batch of one shape never repeats the mixed draws.
+    """
+    if shape is not None and shape not in SHAPE_NAMES:
+        raise ValueError(f"unknown shape {shape!r}; the shapes are: {', '.join(SHAPE_NAMES)}")
+    rng = random.Random(f"websandbox-orm-gen:{seed}:{index}" if shape is None else f"websandbox-orm-gen:{seed}:{shape}:{index}")
     try:
-        q = Sampler(rng).draw()
+        q = Sampler(rng).draw(shape)
     except (IndexError, ValueError):
         return None
     return None if returns_to_origin(q) else q
@@ -637,6 +666,9 @@ def screen_variant(q: Query, variant: int) -> tuple[list[list[Any]] | None, str]
         prefix = [names.index(n) for n, _ in q.order[:i]]
         if len({tuple(r[j] for j in prefix) for r in rows}) == len(rows):
             return None, f"no tie before ordering key {i + 1}: it is untested"
+    if any(isinstance(n, Win) and n.fn not in ("rank", "dense_rank") for n in walk(q)):
+        if any(evaluate(q, w, window_tiebreak=other) == rows for other in ("key_desc", "id")):
+            return None, "no tie inside the window's order: its tiebreak is untested"
     for m in tree_mutants(q):
         try:
             if evaluate(m, w) == rows:

@@ -49,11 +49,14 @@ def task_id(tree_hash: str) -> str:
 
 
 def record(seed: int, index: int, q: Query, code: str, spec: dict[str, Any], variants: dict[int, Any],
-           measures: dict[str, int], difficulty: str, category: str, split: str) -> dict[str, Any]:  # fmt: skip
+           measures: dict[str, int], difficulty: str, category: str, split: str,
+           shape: str | None = None) -> dict[str, Any]:  # fmt: skip
     from sandbox_env.generate.tree import signature, tree_hash
 
     h = tree_hash(q)
+    drawn = {} if shape is None else {"shape": shape}  # a batch of one shape: candidate(seed, index, shape)
     return {
+        **drawn,
         "task_id": task_id(h),
         "tree_hash": h,
         "signature": signature(q),
@@ -81,6 +84,30 @@ def write(path: Path, records: list[dict[str, Any]]) -> None:
     with path.open("w") as fh:
         for r in records:
             fh.write(json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def merge(old: list[dict[str, Any]], new: list[dict[str, Any]], per_signature: int) -> list[dict[str, Any]]:
+    """`old` plus the records of `new` that add a task: no id or expected rows already kept, and at most
+    `per_signature` tasks per structure over both."""
+    kept = list(old)
+    ids = {r["task_id"] for r in old}
+    prints = {rows_fingerprint(r) for r in old}
+    per_sig: dict[str, int] = {}
+    for r in old:
+        per_sig[r["signature"]] = per_sig.get(r["signature"], 0) + 1
+    for r in new:
+        if r["task_id"] in ids or rows_fingerprint(r) in prints or per_sig.get(r["signature"], 0) >= per_signature:
+            continue
+        kept.append(r)
+        ids.add(r["task_id"])
+        prints.add(rows_fingerprint(r))
+        per_sig[r["signature"]] = per_sig.get(r["signature"], 0) + 1
+    return kept
+
+
+def rows_fingerprint(r: dict[str, Any]) -> str:
+    """The expected rows of a record over its variants, hashed (the same rows on the same variants: the same task)."""
+    return hashlib.sha256(json.dumps(r["variants"], sort_keys=True).encode()).hexdigest()[:16]
 
 
 def read(path: Path = GENERATED_FILE) -> list[dict[str, Any]]:

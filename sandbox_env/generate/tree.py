@@ -9,7 +9,8 @@ Expressions: FieldRef (a path over forward foreign keys), Arith (F arithmetic), 
 (Extract year/month/quarter/week_day), Trunc (year/month), StrFn (Lower/Upper/Length), Concat,
 Bucket (Case/When), CoalesceE (first non-null of two fields), Agg (an aggregate over a
 multi-valued relation per row, or over the group's rows), Sub (a scalar subquery over a
-related model through OuterRef), Win (Rank/DenseRank/Lag/Lead/running Sum over a partition),
+related model through OuterRef), Win (Rank/DenseRank/RowNumber/NTile/Lag/Lead/FirstValue, a
+running Sum and a moving Sum over a frame of rows, over a partition),
 ColRef (a computed column by name, in `having` and in ordering).
 
 Predicates: Cmp (comparison, optionally through a date part), Between (inclusive range),
@@ -116,11 +117,13 @@ class Sub:
 
 @dataclass(frozen=True)
 class Win:
-    fn: str  # rank, dense_rank, lag, lead, running_sum
+    fn: str  # rank, dense_rank, row_number, ntile, lag, lead, first_value, running_sum, moving_sum
     partition: tuple[str, ...] | None
     order: tuple[str, ...]  # the field the window orders by
     desc: bool
-    arg: tuple[str, ...] | None = None  # lag/lead/running_sum: the field read
+    arg: tuple[str, ...] | None = None  # lag/lead/first_value/running_sum/moving_sum: the field read
+    # ntile: the number of tiles; moving_sum: the rows in the frame (this one and size - 1 before it)
+    size: int | None = dataclasses.field(default=None, metadata={"omit_when_default": True})
 
 
 Expr = FieldRef | ColRef | Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | Agg | Sub | Win
@@ -221,7 +224,7 @@ NODES = {
 
 
 # -- canonical form -------------------------------------------------------------------------
-CONSTANT_FIELDS = ("value", "lo", "hi", "values", "cuts", "labels", "sep")  # what `signature` blanks
+CONSTANT_FIELDS = ("value", "lo", "hi", "values", "cuts", "labels", "sep", "size")  # what `signature` blanks
 
 
 def _enc(value: Any, blank: bool = False, keep: bool = False) -> Any:
@@ -230,6 +233,8 @@ def _enc(value: Any, blank: bool = False, keep: bool = False) -> Any:
         out: dict[str, Any] = {"node": type(value).__name__}
         for f in dataclasses.fields(value):
             v = getattr(value, f.name)
+            if f.metadata.get("omit_when_default") and v == f.default:
+                continue  # a field added later: trees without it keep their hash
             if blank and f.name == "limit" and v is not None:
                 out[f.name] = "N"
             elif blank and f.name == "topk" and v is not None:

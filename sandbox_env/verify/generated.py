@@ -144,15 +144,17 @@ def pool(split: str) -> tuple[int, ...]:
     return store.EVAL_VARIANTS if split == "eval" else tuple(v for v in range(VARIANTS) if v not in store.EVAL_VARIANTS)
 
 
-def candidates(seed: int, count: int, per_signature: int = 2 * PER_SIGNATURE, log=print) -> list[dict[str, Any]]:
-    """Draw and pre-screen candidates until `count` pass in Python (or 12x as many draws were made)."""
+def candidates(
+    seed: int, count: int, per_signature: int = 2 * PER_SIGNATURE, log=print, shape: str | None = None
+) -> list[dict[str, Any]]:
+    """Draw and pre-screen candidates (of one shape if named) until `count` pass in Python (or 12x as many draws were made)."""
     out: list[dict[str, Any]] = []
     seen_hash: set[str] = set()
     per_sig: dict[str, int] = defaultdict(int)
     i = 0
     t0 = time.perf_counter()
     while len(out) < count and i < 12 * count:
-        q = candidate(seed, i)
+        q = candidate(seed, i, shape)
         i += 1
         if q is None:
             continue
@@ -249,7 +251,7 @@ def fingerprint(variants: dict[int, Any]) -> str:
     return hashlib.sha256(_exact({str(k): v for k, v in sorted(variants.items())}).encode()).hexdigest()[:16]
 
 
-def select(seed: int, cands: list[dict[str, Any]], results, log=print) -> list[dict[str, Any]]:
+def select(seed: int, cands: list[dict[str, Any]], results, log=print, shape: str | None = None) -> list[dict[str, Any]]:
     kept: list[dict[str, Any]] = []
     per_sig: dict[str, int] = defaultdict(int)
     prints: set[str] = set()
@@ -268,22 +270,23 @@ def select(seed: int, cands: list[dict[str, Any]], results, log=print) -> list[d
         per_sig[c["signature"]] += 1
         q: Query = c["q"]
         m = measures(q, c["spec"]["traps"], killed=len(c["mutants"]))
-        kept.append(store.record(seed, c["index"], q, c["code"], c["spec"], ok, m, difficulty(m), category(q), c["split"]))
+        kept.append(store.record(seed, c["index"], q, c["code"], c["spec"], ok, m, difficulty(m), category(q), c["split"], shape))
     log("variants left out: " + ", ".join(f"{k} x{v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1])))
     return kept
 
 
-async def produce(backend: SandboxBackend, image: str, seed: int, count: int, concurrency: int = 2, log=print):
+async def produce(backend: SandboxBackend, image: str, seed: int, count: int, concurrency: int = 2, log=print,
+                  shape: str | None = None):  # fmt: skip
     """Draw, pre-screen, execute and admit; returns (records, seconds of verification in containers)."""
-    cands = candidates(seed, count, log=log)
+    cands = candidates(seed, count, log=log, shape=shape)
     t0 = time.perf_counter()
     results = await execute(backend, image, cands, concurrency, log=log)
     seconds = time.perf_counter() - t0
-    kept = select(seed, cands, results, log=log)
+    kept = select(seed, cands, results, log=log, shape=shape)
     return kept, seconds
 
 
-def main_generate(seed: int, count: int, out: Path, concurrency: int = 2) -> int:
+def main_generate(seed: int, count: int, out: Path, concurrency: int = 2, shape: str | None = None, merge: bool = False) -> int:
     from sandbox_env.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
@@ -291,9 +294,13 @@ def main_generate(seed: int, count: int, out: Path, concurrency: int = 2) -> int
     backend = make_backend()
     t0 = time.perf_counter()
     try:
-        kept, seconds = asyncio.run(produce(backend, image, seed, count, concurrency))
+        kept, seconds = asyncio.run(produce(backend, image, seed, count, concurrency, shape=shape))
     finally:
         backend.teardown()
+    if merge:
+        before = store.read(out)
+        kept = store.merge(before, kept, PER_SIGNATURE)
+        print(f"{len(kept) - len(before)} new tasks merged into the {len(before)} of {out}")
     store.write(out, kept)
     sigs = {r["signature"] for r in kept}
     by = defaultdict(int)
