@@ -26,7 +26,7 @@ import sandbox_env
 PACKAGE = Path(sandbox_env.__file__).resolve().parent
 LAYERS = {
     0: {"constants", "text", "stack", "runtime", "__init__"},
-    1: {"sandbox", "grader_programs", "dataset", "system_prompt", "viewer"},
+    1: {"sandbox", "grader_programs", "dataset", "system_prompt", "viewer", "hub"},
     2: {"blame", "tools", "image"},
     3: {"grading"},
     4: {"families", "metrics"},
