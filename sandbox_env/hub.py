@@ -91,8 +91,9 @@ def stage(dest: Path, env_dir: Path = ENV_DIR, root: Path = REPO_ROOT) -> list[s
         raise StageError(f"no environment folder at {env_dir}: stage-push works from a checkout of websandbox")
     if dest.exists() and any(dest.iterdir()):
         raise StageError(f"{dest} is not empty: give a new or empty folder (a push takes every file under it)")
-    if dest.resolve() == env_dir.resolve() or env_dir.resolve() in dest.resolve().parents:
-        raise StageError(f"{dest} is inside the environment folder: stage outside it")
+    for inside in (env_dir, *(root / tree for tree in STAGED_TREES)):
+        if dest.resolve() == inside.resolve() or inside.resolve() in dest.resolve().parents:
+            raise StageError(f"{dest} is inside {inside}, which is staged: stage outside it")
     dest.mkdir(parents=True, exist_ok=True)
     copies = [(env_dir / rel, dest / rel) for rel in archive_files(env_dir)]
     for tree in STAGED_TREES:

@@ -132,6 +132,28 @@ def test_a_change_anywhere_in_sandbox_env_or_images_changes_the_content_hash(sta
     assert content_hash(copy) != before
 
 
+def test_a_change_to_the_checkouts_package_staged_again_gives_another_hash(tmp_path):
+    """End to end on a copy of the checkout: stage, change one byte of sandbox_env, stage again."""
+    root = tmp_path / "checkout"
+    for tree in ("sandbox_env", "images"):
+        shutil.copytree(REPO_ROOT / tree, root / tree, ignore=shutil.ignore_patterns("__pycache__"))
+    env_dir = root / "environments" / ENV_ID
+    env_dir.mkdir(parents=True)
+    for rel in archive_files(ENV_DIR):
+        shutil.copy2(ENV_DIR / rel, env_dir / rel)
+    stage(tmp_path / "first", env_dir, root)
+    grading = root / "sandbox_env" / "grading.py"
+    grading.write_text(grading.read_text().replace("\n", "\n\n", 1))
+    stage(tmp_path / "second", env_dir, root)
+    assert content_hash(tmp_path / "first") != content_hash(tmp_path / "second")
+    changed = [
+        r
+        for r in archive_files(tmp_path / "first")
+        if (tmp_path / "first" / r).read_bytes() != (tmp_path / "second" / r).read_bytes()
+    ]
+    assert changed == ["sandbox_env/grading.py"]
+
+
 def test_the_content_hash_is_the_pushs_formula(staged):
     h = hashlib.sha256()
     for rel in sorted(archive_files(staged)):
@@ -168,9 +190,10 @@ def test_staging_refuses_a_folder_that_is_not_empty_or_inside_the_environment_fo
     (tmp_path / "full" / "old.py").write_text("")
     with pytest.raises(StageError, match="not empty"):
         stage(tmp_path / "full")
-    with pytest.raises(StageError, match="inside the environment folder"):
-        stage(ENV_DIR / "outputs" / "staged-here")
-    assert not (ENV_DIR / "outputs" / "staged-here").exists()
+    for inside in (ENV_DIR / "outputs" / "staged-here", REPO_ROOT / "sandbox_env" / "staged-here"):
+        with pytest.raises(StageError, match="which is staged: stage outside it"):
+            stage(inside)
+        assert not inside.exists()
 
 
 def test_stage_push_on_the_command_line_stages_and_prints_the_hash(tmp_path, capsys):
