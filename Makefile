@@ -18,7 +18,7 @@ V1_ENV := PATH=$(CURDIR)/$(VENV_V1)/bin:$(PATH) VIRTUAL_ENV=$(CURDIR)/$(VENV_V1)
 export UV_COMPILE_BYTECODE := 1
 COMPILE_CHECKOUT = -m compileall -q -x '/(tasks|outputs)/' sandbox_env environments/websandbox
 
-.PHONY: setup setup-v1 image image-v1 browser eval eval-v1 test test-v1 test-all lint gc bench
+.PHONY: setup setup-v1 image image-v1 browser eval eval-v1 test test-v1 test-all lint gc bench stage-push
 
 setup: $(VENV)/.installed
 
@@ -79,3 +79,9 @@ gc: setup
 
 bench: image
 	$(PY) bench/bench.py
+
+# A self-contained folder for `prime env push` (sandbox_env/hub.py): make stage-push DIR=/tmp/websandbox-push
+stage-push: setup
+	@test -n "$(DIR)" || { echo "usage: make stage-push DIR=a-new-folder (then: cd DIR && prime env push)"; exit 2; }
+	$(PY) build_tasks.py
+	websandbox stage-push $(DIR)

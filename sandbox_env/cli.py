@@ -306,6 +306,16 @@ def cmd_view(args: argparse.Namespace) -> int:
     return show(out, args.mode, args.port)
 
 
+def cmd_stage_push(args: argparse.Namespace) -> int:
+    """Stage a self-contained environment folder for `prime env push` (sandbox_env/hub.py)."""
+    from sandbox_env.hub import content_hash, stage
+
+    files = stage(args.dir)
+    print(f"staged {len(files)} files in {args.dir} (content hash {content_hash(args.dir)[:12]})")
+    print(f"push it with: cd {args.dir} && prime env push   (a new folder for every push; never edit it by hand)")
+    return 0
+
+
 def package_version() -> str:
     """The installed distribution's version (the environment package, or the checkout's)."""
     from importlib.metadata import PackageNotFoundError, version
@@ -445,6 +455,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--shape", choices=SHAPE_NAMES, help="draw only this task shape (a stream of its own)")
     p.add_argument("--merge", action="store_true", help="add the new tasks to --out's instead of replacing them")
     p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser(
+        "stage-push",
+        help="copy the environment folder, sandbox_env and images into DIR, a folder `prime env push` can push",
+        description="Copies what a push of the environment needs (the environment folder's files, sandbox_env/ and "
+        "images/) into the new or empty folder DIR by the rule `prime env push` collects files by, so its source "
+        "archive builds the same wheel as this checkout and its content hash covers every file of the package. "
+        "Works from a checkout only.",
+    )
+    p.add_argument("dir", type=Path, metavar="DIR", help="a new or empty folder outside environments/websandbox")
+    p.set_defaults(func=cmd_stage_push)
 
     p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")
     p.add_argument(

@@ -3,11 +3,13 @@
 Every module reads its fixed values from here, and the env, `load_environment` and the
 CLI all read one `DEFAULTS` object, so a default is written once.
 
-Paths inside containers are fixed by `sandbox_env/images/Dockerfile`; paths on the host
-are found from this file, so they hold in a checkout and in an installed wheel alike
-(everything the environment needs at run time, `images/` included, is inside the
-package; the repo root only exists in a checkout: `REPO_ROOT` is for the tools that live
-there).
+Paths inside containers are fixed by `images/Dockerfile`; paths on the host are found
+from this file, so they hold in a checkout and in an installed wheel alike. Everything the
+environment needs at run time is inside the package but the image sources: in a checkout
+they sit at the top (`images/`, beside `sandbox_env/`), and every wheel and sdist carries
+them into the package (`sandbox_env/images/`), so `IMAGES_DIR` is the package's copy where
+there is one and the checkout's otherwise. The repo root only exists in a checkout:
+`REPO_ROOT` is for the tools that live there.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ REPO_ROOT = PACKAGE_DIR.parent
 TASKS_DIR = PACKAGE_DIR / "tasks"
 DATA_FILE = PACKAGE_DIR / "data" / "tasks.jsonl"
 RUNTIME_DIR = PACKAGE_DIR / "runtime"
-IMAGES_DIR = PACKAGE_DIR / "images"  # package data, so a wheel can build the image too
+# an installed wheel's copy, else the checkout's (never both: the checkout keeps none in the package)
+IMAGES_DIR = PACKAGE_DIR / "images" if (PACKAGE_DIR / "images").is_dir() else REPO_ROOT / "images"
 
 # -- container paths and identities ----------------------------------------------------------
 CONTAINER_PYTHON = "/opt/venv/bin/python"

@@ -5,7 +5,10 @@ that ended with an error, scoring errors, tamper flags) it shows only at the end
 appends every finished group of rollouts to the run's `results.jsonl` as it goes, so a
 thread here reads the file as it grows and prints one line each time rollouts finish:
 
-    [websandbox] 12 done · errored 0 · scoring errors 0 · tampered 0 · mean reward 0.917 (finished 0.917)
+    [websandbox] 12 done · errored 0 · scoring errors 0 · tampered 0 · tool calls 31 · mean reward 0.917 (finished 0.917)
+
+(`cut at the token limit N` joins it once a rollout had a reply cut there, and a count of tool
+calls that stays 0 is the first sign of a server that dropped the tools: viewer/notes.py.)
 
 Decisions: lines, not a redrawn status line, because vf-eval owns the terminal (a tqdm
 bar on stderr, or its Rich display) and two processes redrawing one line garble both; the
@@ -26,6 +29,7 @@ from typing import TextIO
 
 from sandbox_env.eval_runs import RESULTS, RunLocation
 from sandbox_env.viewer.classic import rollout
+from sandbox_env.viewer.notes import tool_calls
 from sandbox_env.viewer.summary import errored_cell, family_table
 
 POLL_SECONDS = 0.5
@@ -56,6 +60,10 @@ class Tally:
             f"scoring errors {row['scoring_errors']}",
             f"tampered {row['tampered']}",
         ]
+        parts.append(f"tool calls {sum(tool_calls(r) for r in self.records)}")
+        cut = sum(1 for r in self.records if r.get("truncated"))
+        if cut:
+            parts.append(f"cut at the token limit {cut}")
         if row["mean_reward"] is not None:
             fin = row["mean_finished"]
             finished = f"finished {fin:.3f}" if fin is not None else "none finished"

@@ -12,6 +12,12 @@ comparing models or a trainer's dashboard would record as a score. So whenever a
 rollout errored, one line names the commonest error, how many rollouts it ended, and one
 of its messages; when more than half errored, the exit status is non-zero
 (`RUN_ERRORED`), whatever vf-eval's was.
+
+Two more lines say what the transcripts show about the model server (viewer/notes.py, the
+same sentences the viewer puts above its table): that no rollout called a tool (the server
+probably dropped the tools: `websandbox check-server` tells), and how many rollouts had a
+reply cut at the token limit. They do not change the exit status: the rollouts finished
+and were graded; the lines say why their zeros may be the server's or the limit's.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 
 from sandbox_env.constants import REASON_CHARS
 from sandbox_env.viewer import load_run
+from sandbox_env.viewer.notes import run_notes
 from sandbox_env.viewer.summary import errored_cell
 from sandbox_env.viewer.summary import family_table as _summary
 
@@ -85,9 +92,12 @@ def mostly_errored(rollouts: list[dict[str, Any]]) -> bool:
 
 
 def report(run_dir: Path, title: str) -> int:
-    """Print the table and the error line; returns RUN_ERRORED when more than half errored, else 0."""
-    rollouts = load_run(run_dir).rollouts
+    """Print the table, the server notes and the error line; returns RUN_ERRORED when more than half errored, else 0."""
+    run = load_run(run_dir)
+    rollouts = run.rollouts
     print_table(_summary(rollouts), title)
+    for note in run_notes(rollouts, run.meta):
+        print(f"websandbox eval: {note}", file=sys.stderr, flush=True)
     line = error_line(rollouts)
     if line is None:
         return 0

@@ -10,7 +10,9 @@ loads. Never inside the installed package. `--no-push`: nothing leaves the machi
 
 The finished run is reported as on classic (eval_report.py): the same family table, read by
 the viewer's v1 reader (viewer/v1.py), with "mean, finished" (the mean over rollouts that did
-not error), the error line, and the exit status of a run that mostly errored.
+not error), the server notes (viewer/notes.py: no rollout called a tool; replies cut at the
+token limit, counted from each model call's `finish_reason`), the error line, and the exit
+status of a run that mostly errored.
 """
 
 from __future__ import annotations

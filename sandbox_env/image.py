@@ -42,11 +42,12 @@ def _build_inputs() -> list[Path]:
 
 
 def _hashed_name(path: Path) -> str:
-    """The name a build input is hashed under: where it lived in the checkout before `images/` moved
-    into the package (`images/...`, `sandbox_env/runtime/...`), so the tag of unchanged sources did
-    not change, and a checkout and an installed wheel compute the same tag."""
-    rel = path.relative_to(PACKAGE_DIR).as_posix()
-    return rel if rel.startswith("images/") else f"sandbox_env/{rel}"
+    """The name a build input is hashed under: its place in the checkout (`images/...`,
+    `sandbox_env/runtime/...`) wherever it is read from, so a checkout (`images/` at the top) and an
+    installed wheel (`sandbox_env/images/`) compute the same tag for the same sources."""
+    if path.is_relative_to(IMAGES_DIR):
+        return "images/" + path.relative_to(IMAGES_DIR).as_posix()
+    return "sandbox_env/" + path.relative_to(PACKAGE_DIR).as_posix()
 
 
 def image_hash() -> str:

@@ -89,10 +89,12 @@ def test_live_counts_print_a_line_as_groups_finish_and_wait_for_a_whole_line(tmp
         f.write(json.dumps(_row(1, error=FIVE_HUNDRED))[40:] + "\n" + json.dumps(_row(2, scoring_error=1.0)) + "\n")
     assert live.poll() == 2
     lines = [line for line in out.getvalue().splitlines() if line]
-    assert lines[0] == "[websandbox] 1 done · errored 0 · scoring errors 0 · tampered 0 · mean reward 1.000 (finished 1.000)"
+    assert lines[0] == (
+        "[websandbox] 1 done · errored 0 · scoring errors 0 · tampered 0 · tool calls 0 · mean reward 1.000 (finished 1.000)"
+    )
     assert lines[1] == (
         "[websandbox] 3 done · errored 1 (ModelError -> InternalServerError) · scoring errors 1 · "
-        "tampered 0 · mean reward 0.333 (finished 0.500)"
+        "tampered 0 · tool calls 0 · mean reward 0.333 (finished 0.500)"
     )
     assert live.run == run
 

@@ -26,7 +26,7 @@ import sandbox_env
 PACKAGE = Path(sandbox_env.__file__).resolve().parent
 LAYERS = {
     0: {"constants", "text", "stack", "runtime", "__init__"},
-    1: {"sandbox", "grader_programs", "dataset", "system_prompt", "viewer"},
+    1: {"sandbox", "grader_programs", "dataset", "system_prompt", "viewer", "hub"},
     2: {"blame", "tools", "image"},
     3: {"grading"},
     4: {"families", "metrics"},
@@ -155,3 +155,22 @@ def test_the_readmes_layout_table_names_every_top_level_part():
     named = {name.rstrip("/").split("/")[-1] for name in re.findall(r"`([\w./]+)`", table)}
     parts = {p.name for p in PACKAGE.iterdir() if not p.name.startswith(("__", "."))}
     assert sorted(parts - named) == []
+
+
+AGREED_TOP = {"pyproject.toml", "README.md", "sandbox_env", "images", "build_tasks.py", "tests", "environments"}
+
+
+def test_the_checkout_keeps_its_agreed_top_level_with_one_copy_of_the_package():
+    import subprocess
+
+    root = PACKAGE.parent
+    tracked = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    top = {path.split("/")[0] for path in tracked}
+    assert sorted(AGREED_TOP - top) == []
+    assert {"images/Dockerfile", "images/requirements.txt"} <= set(tracked)
+    copies = sorted({p.split("sandbox_env/")[0] for p in tracked if "sandbox_env/__init__.py" in p})
+    assert copies == [""], f"a second copy of sandbox_env is tracked: {copies}"
+    assert not [p for p in tracked if p.startswith("sandbox_env/images/")]
+    readme = (root / "README.md").read_text()
+    table = readme[readme.index("## Layout") : readme.index("## Decisions")]
+    assert "| `images/` |" in table

@@ -267,3 +267,27 @@ def test_a_comparison_shows_each_tasks_change_and_which_flipped(browser, compare
     browser.execute_script("window.scrollTo(0, 0)")
     assert browser.save_screenshot(str(ARTIFACTS / "viewer-compare.png"))
     assert console_errors(browser) == []
+
+
+def test_a_run_without_tool_calls_and_with_cut_replies_says_so_above_its_table(browser, tmp_path):
+    """The null policy's v1 run as if a real model server (that dropped the tools) had answered, with
+    two replies of its first rollout cut at the token limit: both sentences of viewer/notes.py head
+    the page, and the cut rollout's row carries its badge."""
+    run = load_run(V1_RUNS / "null")
+    run.meta["model"] = "some-model"
+    first = run.rollouts[0]
+    first["truncated"], first["cut_replies"] = True, 2
+    open_report(browser, write_report(run, tmp_path / "notes.html"))
+    notes = [n.text for n in css(browser, "#run-meta .note")]
+    assert len(notes) == 2
+    assert notes[0].startswith("no rollout called a tool (6 of 6 rollouts got a reply") and "websandbox check-server" in notes[0]
+    assert notes[1].startswith('1 of 6 rollouts had a reply cut at the token limit (finish_reason "length", 2 replies in all)')
+    badges = {row.find_element("css selector", "td.task").text: row.text for row in css(browser, "tr.rollout")}
+    assert "cut ×2" in badges[first["task_id"]]
+    assert sum("cut" in text for text in badges.values()) == 1
+    assert console_errors(browser) == []
+
+
+def test_a_run_that_called_its_tools_has_no_notes(browser, v1_report):
+    open_report(browser, v1_report)
+    assert css(browser, "#run-meta .note") == []

@@ -74,13 +74,40 @@ def test_the_wheel_holds_the_module_with_its_pyproject_and_the_package_without_c
         "websandbox/__init__.py",
         "websandbox/pyproject.toml",
         "sandbox_env/images/Dockerfile",
+        "sandbox_env/images/requirements.txt",
         "sandbox_env/data/tasks.jsonl",
         "sandbox_env/runtime/agent.py",
     } <= names
     tracked = subprocess.run(["git", "ls-files", "sandbox_env"], cwd=REPO_ROOT, capture_output=True, text=True).stdout.split()
     assert set(tracked) <= names  # every file of the package in the checkout
+    with zipfile.ZipFile(wheel) as z:  # the image sources from the checkout's top, byte for byte
+        for name in ("Dockerfile", "requirements.txt"):
+            assert z.read(f"sandbox_env/images/{name}") == (REPO_ROOT / "images" / name).read_bytes()
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     assert not [n for n in names if n.split("/")[0] not in ("websandbox", "sandbox_env", "websandbox-0.1.0.dist-info")]
+
+
+def test_the_checkouts_own_wheel_carries_the_image_sources_in_the_package(tmp_path):
+    import zipfile
+
+    _run([_uv(), "build", "--wheel", "--out-dir", str(tmp_path), str(REPO_ROOT)], tmp_path)
+    (wheel,) = tmp_path.glob("websandbox_dev-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        assert z.read("sandbox_env/images/Dockerfile") == (REPO_ROOT / "images" / "Dockerfile").read_bytes()
+    assert {"sandbox_env/images/requirements.txt", "sandbox_env/data/tasks.jsonl", "sandbox_env/runtime/agent.py"} <= names
+    assert not [n for n in names if n.startswith(("images/", "tests/", "bench/", "environments/"))]
+
+
+def test_the_image_sources_sit_at_the_checkouts_top_and_hash_under_their_checkout_names():
+    from sandbox_env.constants import IMAGES_DIR
+    from sandbox_env.image import _build_inputs, _hashed_name
+
+    assert IMAGES_DIR == REPO_ROOT / "images" and (IMAGES_DIR / "Dockerfile").is_file()
+    assert not (REPO_ROOT / "sandbox_env" / "images").exists()
+    names = [_hashed_name(p) for p in _build_inputs()]
+    assert names[:2] == ["images/Dockerfile", "images/requirements.txt"]
+    assert all(n.startswith("sandbox_env/runtime/") for n in names[2:]) and len(names) > 2
 
 
 def _user_env(venv: Path) -> dict[str, str]:
@@ -96,7 +123,7 @@ def test_the_installed_package_carries_its_code_images_data_and_eval_defaults(in
         "from sandbox_env.image import image_tag\n"
         "from verifiers.legacy.scripts.eval import get_env_eval_defaults\n"
         "print(json.dumps({'sandbox_env': sandbox_env.__file__, 'websandbox': websandbox.__file__,\n"
-        "  'dockerfile': (IMAGES_DIR / 'Dockerfile').is_file(), 'data': DATA_FILE.is_file(),\n"
+        "  'dockerfile': (IMAGES_DIR / 'Dockerfile').is_file(), 'data': DATA_FILE.is_file(), 'images': str(IMAGES_DIR),\n"
         "  'tag': image_tag(), 'defaults': get_env_eval_defaults('websandbox')}))\n"
     )
     out = _run([str(venv / "bin" / "python"), "-c", probe], work, _user_env(venv)).stdout
@@ -104,6 +131,7 @@ def test_the_installed_package_carries_its_code_images_data_and_eval_defaults(in
     site = str(venv / "lib")
     assert found["sandbox_env"].startswith(site) and found["websandbox"].startswith(site)
     assert found["dockerfile"] and found["data"]
+    assert found["images"].startswith(site)  # the wheel's copy, not a checkout's
     assert found["tag"] == image_tag()  # the same sources, so the same image as this checkout's
     assert found["defaults"] == {"num_examples": -1, "rollouts_per_example": 1}
 

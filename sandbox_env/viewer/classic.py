@@ -14,6 +14,9 @@ the OpenAI shape ({"function": {"name", "arguments"}}) read the same as the flat
 content given as a list of parts is joined; a missing or unreadable metadata.json is a
 problem, not a failure.
 
+Truncation: 0.3.x saves `is_truncated` per rollout (a reply that finished on "length", or a
+context past the limit), not per model call: `truncated` is that flag, `cut_replies` None.
+
 Tokens and time: 0.3.x saves a rollout's `token_usage` (`input_tokens`, `output_tokens`,
 summed over its model calls) and `timing` (`setup`, `generation`, `scoring`, and the model's
 and the environment's `spans`, one a call), but no tokens per call: each assistant turn
@@ -176,6 +179,8 @@ def rollout(row: dict[str, Any], n: int, prompt_key: str) -> dict[str, Any]:
         "tokens": tokens_of(row),
         "seconds": seconds,
         "timing": phases,
+        "truncated": row["is_truncated"] if isinstance(row.get("is_truncated"), bool) else None,
+        "cut_replies": None,  # 0.3.x saves no finish_reason per model call
     }
 
 

@@ -17,7 +17,9 @@ class names, e.g. `ModelError -> InternalServerError`, or None), `grade`
 `metrics` (number by name), `traceback` (the error's traceback where the run saved one,
 else None), `turns` (assistant messages in the completion), `tokens` ({"input", "output"}
 over the rollout, or None), `seconds` (the rollout's wall time, or None), `timing`
-(seconds by phase, or None).
+(seconds by phase, or None), `truncated` (a reply was cut at the token limit: True or
+False as the run records it, None when it records nothing), `cut_replies` (how many
+replies were cut, where the run saves a finish reason per model call, else None).
 
 A message: `role`, `content` (text), and optionally `tool_calls`
 ([{"id", "name", "arguments"}], arguments parsed from JSON where they are JSON),

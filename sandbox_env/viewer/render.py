@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox_env.viewer.compare import compare_runs
+from sandbox_env.viewer.notes import run_notes
 from sandbox_env.viewer.record import Run
 from sandbox_env.viewer.summary import family_table
 
@@ -59,9 +60,11 @@ def _html_text(text: str) -> str:
 
 
 def page_data(run: Run, base: Run | None = None) -> dict[str, Any]:
-    """What the page reads: the run as plain data, with its per-family table (and the comparison with `base`)."""
+    """What the page reads: the run as plain data, with its per-family table, what its transcripts say
+    about the server (notes.py), and the comparison with `base`."""
     data = asdict(run)
     data["families"] = family_table(run.rollouts)
+    data["notes"] = run_notes(run.rollouts, run.meta)
     data["compare"] = compare_runs(run, base) if base is not None else None
     return data
 

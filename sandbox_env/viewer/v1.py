@@ -25,6 +25,9 @@ Decisions:
 - A rollout errored when its trace is not `ok`: its error is every saved error as
   `Type: message` (oldest first), its kind the last one's type; the last traceback is kept.
   A trace that is not ok and saved no error of its own takes its episode's errors.
+- A reply was cut at the token limit when its call's `finish_reason` is "length" (what
+  `Trace.is_truncated` reads for the last call; its stop conditions for the agent's own
+  budgets are the `stop` column): `truncated` and `cut_replies` count every call.
 - Tokens and time per turn come from `calls`, matched to the assistant node they committed;
   input tokens are the whole context the call sent (cache reads included).
 - What the run was made with comes from `configs/resolved/eval.json` (every setting) and
@@ -159,6 +162,17 @@ def tokens_of(trace: dict[str, Any]) -> dict[str, int] | None:
     return {k: int(v) for k, v in counts.items() if v is not None}
 
 
+def cut_of(trace: dict[str, Any]) -> dict[str, Any]:
+    """{truncated, cut_replies}: the model calls that finished on "length" (a reply cut at the token
+    limit), counted over every call of the trace; both None when no call saved a finish_reason."""
+    reasons = [c.get("finish_reason") for c in _list(trace.get("calls")) if isinstance(c, dict)]
+    reasons = [r for r in reasons if isinstance(r, str)]
+    if not reasons:
+        return {"truncated": None, "cut_replies": None}
+    cut = sum(1 for r in reasons if r == "length")
+    return {"truncated": cut > 0, "cut_replies": cut}
+
+
 def timing_of(trace: dict[str, Any]) -> tuple[float | None, dict[str, float] | None]:
     """(seconds from the trace's start to its last phase's end, seconds by phase)."""
     timing = _dict(trace.get("timing"))
@@ -210,6 +224,7 @@ def rollout(
         "tokens": tokens_of(trace),
         "seconds": seconds,
         "timing": phases,
+        **cut_of(trace),
     }
 
 

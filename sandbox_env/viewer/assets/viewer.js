@@ -73,6 +73,8 @@
 
   function header() {
     $("run-meta").append(metaView(DATA.meta || {}, ROLLOUTS.length, DATA.source, DATA.format));
+    // what the transcripts say about the model server (notes.py): no tool called, replies cut
+    (DATA.notes || []).forEach(function (note) { $("run-meta").append(el("div", "note", note)); });
     if (DATA.problems && DATA.problems.length) {
       var box = el("details", "problems", el("summary", "", DATA.problems.length + " problem(s) reading this run"));
       DATA.problems.forEach(function (p) { box.append(el("div", "", p)); });
@@ -217,6 +219,7 @@
     if (r.scoring_error) box.append(el("span", "badge err", "scoring error"));
     if (r.tampered) box.append(el("span", "badge tamper", "tampered"));
     if (r.error) box.append(el("span", "badge err", "error"));
+    if (r.truncated) box.append(el("span", "badge warn", r.cut_replies ? "cut ×" + r.cut_replies : "cut"));
     if (!r.grade) box.append(el("span", "badge muted", "no grade"));
     return box;
   }
