@@ -47,8 +47,12 @@ def _declared(folder: Path) -> set[str]:
 
 
 def _single(name: str, operator: str, files: dict[str, str]) -> dict[str, Any]:
-    return {"parts": [name], "operators": [operator], "kind": operator if operator in ("wrong", "naive") else "mutant",
-            "files": {p: logic.normalise(s) for p, s in files.items()}}  # fmt: skip
+    return {
+        "parts": [name],
+        "operators": [operator],
+        "kind": operator if operator in ("wrong", "naive") else "mutant",
+        "files": {p: logic.normalise(s) for p, s in files.items()},
+    }
 
 
 def _ordered(base_id: str, singles: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -71,12 +75,21 @@ def bases(family: str, generated: int = 0) -> list[dict[str, Any]]:
         skip = _declared(folder)
         if family == "orm":
             ref = {repair_store.ORM_CELL: (folder / "reference.py").read_text()}
-            singles = [_single(m.name, m.operator, {repair_store.ORM_CELL: m.source})
-                       for m in mutants_of("orm", folder, row) if m.name not in skip]  # fmt: skip
-            singles += [_single(p.stem, "wrong", {repair_store.ORM_CELL: p.read_text()}) for p in sorted(folder.glob("wrong_*.py"))]
+            singles = [
+                _single(m.name, m.operator, {repair_store.ORM_CELL: m.source})
+                for m in mutants_of("orm", folder, row)
+                if m.name not in skip
+            ]
+            singles += [
+                _single(p.stem, "wrong", {repair_store.ORM_CELL: p.read_text()}) for p in sorted(folder.glob("wrong_*.py"))
+            ]
         elif family == "fastapi":
             ref = {"app.py": (folder / "reference.py").read_text()}
-            singles = [_single(m.name, m.operator, {"app.py": m.source}) for m in mutants_of("fastapi", folder, row) if m.name not in skip]
+            singles = [
+                _single(m.name, m.operator, {"app.py": m.source})
+                for m in mutants_of("fastapi", folder, row)
+                if m.name not in skip
+            ]
             singles += [_single(p.stem, "wrong", {"app.py": p.read_text()}) for p in sorted(folder.glob("wrong_*.py"))]
         else:
             from sandbox_env.verify.django import VERIFIER
@@ -90,7 +103,11 @@ def bases(family: str, generated: int = 0) -> list[dict[str, Any]]:
                 singles.append(_single(m.name, m.operator, {**ref, path: m.source}))
             for d in sorted(p for p in folder.iterdir() if p.is_dir() and (p.name.startswith("wrong_") or p.name == "naive")):
                 given = VERIFIER.solution_files(folder, d.name)
-                singles.append(_single(d.name, "naive" if d.name == "naive" else "wrong", {**ref, **{k: v for k, v in given.items() if k in ref}}))
+                singles.append(
+                    _single(
+                        d.name, "naive" if d.name == "naive" else "wrong", {**ref, **{k: v for k, v in given.items() if k in ref}}
+                    )
+                )
         out.append({"row": row, "ref": ref, "singles": _ordered(row.task_id, singles)})
     if family == "orm" and generated:
         from sandbox_env.generate.store import read
@@ -100,7 +117,10 @@ def bases(family: str, generated: int = 0) -> list[dict[str, Any]]:
         for r in records:
             row = fam.compile_generated(r)
             ref = {repair_store.ORM_CELL: r["reference"]}
-            singles = [_single(name, name.split("@", 1)[0], {repair_store.ORM_CELL: src}) for name, src in gen_mutants(r["reference"]).items()]
+            singles = [
+                _single(name, name.split("@", 1)[0], {repair_store.ORM_CELL: src})
+                for name, src in gen_mutants(r["reference"]).items()
+            ]
             out.append({"row": row, "ref": ref, "singles": _ordered(row.task_id, singles)})
     return out
 
@@ -109,7 +129,12 @@ def pairs_of(base: dict[str, Any], killed: list[dict[str, Any]]) -> list[dict[st
     """Up to N_PAIRS pairs of verified singles (other operators first) whose edits merge."""
     out = []
     options = [(a, b) for i, a in enumerate(killed) for b in killed[i + 1 :] if a["kind"] == b["kind"] == "mutant"]
-    options.sort(key=lambda ab: (ab[0]["operators"] == ab[1]["operators"], logic.order_key(base["row"].task_id, ab[0]["parts"][0] + ab[1]["parts"][0])))
+    options.sort(
+        key=lambda ab: (
+            ab[0]["operators"] == ab[1]["operators"],
+            logic.order_key(base["row"].task_id, ab[0]["parts"][0] + ab[1]["parts"][0]),
+        )
+    )
     for a, b in options:
         files = {}
         for path, ref in base["ref"].items():
@@ -123,8 +148,15 @@ def pairs_of(base: dict[str, Any], killed: list[dict[str, Any]]) -> list[dict[st
             else:
                 files[path] = sa if na else sb if nb else nr
         else:
-            out.append({"parts": a["parts"] + b["parts"], "operators": a["operators"] + b["operators"], "kind": "pair",
-                        "files": files, "singles": [a, b]})  # fmt: skip
+            out.append(
+                {
+                    "parts": a["parts"] + b["parts"],
+                    "operators": a["operators"] + b["operators"],
+                    "kind": "pair",
+                    "files": files,
+                    "singles": [a, b],
+                }
+            )
             if len(out) >= N_PAIRS:
                 break
     return out
@@ -157,7 +189,9 @@ def _tagged(rows: Any) -> dict[str, Any]:
     return {"list": [{"tuple": list(r)} for r in rows]}
 
 
-async def _orm_rows(backend: Any, image: str, cells: dict[str, tuple[str, list[int]]], concurrency: int) -> dict[str, dict[int, Any]]:
+async def _orm_rows(
+    backend: Any, image: str, cells: dict[str, tuple[str, list[int]]], concurrency: int
+) -> dict[str, dict[int, Any]]:
     """{key: {variant: rows | {"error"}}}: every cell on each of its variants, one container per variant."""
     from sandbox_env.verify.generated import run_cells
 
@@ -186,7 +220,9 @@ async def _orm_scores(row: TaskRow, rows_by_variant: dict[int, Any]) -> dict[int
     return scores
 
 
-async def run_orm(backend: Any, image: str, todo: list[dict[str, Any]], taken: dict[str, set[str]], concurrency: int, log=print) -> list[dict[str, Any]]:
+async def run_orm(
+    backend: Any, image: str, todo: list[dict[str, Any]], taken: dict[str, set[str]], concurrency: int, log=print
+) -> list[dict[str, Any]]:
     variants_of = {b["row"].task_id: sorted(int(k) for k in b["row"].grading["fixture_variants"]) for b in todo}
     cells: dict[str, tuple[str, list[int]]] = {}
     for bi, b in enumerate(todo):
@@ -231,9 +267,13 @@ async def run_orm(backend: Any, image: str, todo: list[dict[str, Any]], taken: d
         for pi, p in enumerate(pairs):
             rows = pgot[f"{bi}|p{pi}"]
             scores = await _orm_scores(row, rows)
-            if all(x < 1.0 for x in scores.values()) and logic.orm_combination_visible([s["rows"] for s in p["singles"]], rows, expected):
+            if all(x < 1.0 for x in scores.values()) and logic.orm_combination_visible(
+                [s["rows"] for s in p["singles"]], rows, expected
+            ):
                 ok_pairs.append({**p, "rows": rows})
-        chosen = logic.select(killed + ok_pairs, logic.CAP_PER_REFERENCE - len(taken.get(row.task_id, ())), taken.get(row.task_id))
+        chosen = logic.select(
+            killed + ok_pairs, logic.CAP_PER_REFERENCE - len(taken.get(row.task_id, ())), taken.get(row.task_id)
+        )
         v = min(expected)
         for c in chosen:
             exp, have = expected[v], c["rows"][v]
@@ -242,7 +282,9 @@ async def run_orm(backend: Any, image: str, todo: list[dict[str, Any]], taken: d
                 failing, total = 1, 1
             else:
                 total = max(len(exp), len(have), 1)
-                failing = sum(1 for i in range(total) if i >= len(exp) or i >= len(have) or not logic.rows_pass([exp[i]], [have[i]]))
+                failing = sum(
+                    1 for i in range(total) if i >= len(exp) or i >= len(have) or not logic.rows_pass([exp[i]], [have[i]])
+                )
             out.append(record(b, c, report, failing, total))
     return out
 
@@ -265,7 +307,9 @@ def _failing(g: Any) -> set[str]:
     return {c["name"] for c in g.checks if not c["passed"]}
 
 
-async def run_graded(base: dict[str, Any], grader: Any, sem: asyncio.Semaphore, taken: set[str], log=print) -> list[dict[str, Any]]:
+async def run_graded(
+    base: dict[str, Any], grader: Any, sem: asyncio.Semaphore, taken: set[str], log=print
+) -> list[dict[str, Any]]:
     """One fastapi or django reference: reference 1.0, singles, pairs, selection; the records."""
     row: TaskRow = base["row"]
     t0 = time.perf_counter()
@@ -292,15 +336,90 @@ async def run_graded(base: dict[str, Any], grader: Any, sem: asyncio.Semaphore, 
     for c in chosen:
         g = c["grade"]
         if row.family == "fastapi":
-            report = logic.fastapi_report(row.grading["checks"], g.checks, varied)
+            report = logic.fastapi_report(
+                row.grading["checks"], g.checks, [str(v["token"]) for v in row.grading.get("vary") or []]
+            )
             failing, total = len(_failing(g)), len(g.checks)
         else:
             report = logic.django_report(g.checks)
             failing, total = len(_failing(g)), max(len(g.checks), 1)
         out.append(record(base, c, report, failing, total))
-    log(f"  {row.task_id}: {len(killed)}/{len(singles)} singles and {len(ok_pairs)}/{len(pairs)} pairs verified, "
-        f"{len(out)} kept ({time.perf_counter() - t0:.0f} s)")  # fmt: skip
+    log(
+        f"  {row.task_id}: {len(killed)}/{len(singles)} singles and {len(ok_pairs)}/{len(pairs)} pairs verified, "
+        f"{len(out)} kept ({time.perf_counter() - t0:.0f} s)"
+    )
     return out
+
+
+# -- verifying the stored tasks again (build_tasks.py --verify) ----------------------------------
+
+
+async def reverify(backend: Any, image: str, rows: list[TaskRow], concurrency: int = 2) -> dict[str, list[str]]:
+    """Every repair row graded again: its reference 1.0 (once per base), its broken files below 1.0; problems by id."""
+    from sandbox_env.grading import Grader
+    from sandbox_env.verify import reference_calls
+
+    problems: dict[str, list[str]] = {r.task_id: [] for r in rows}
+    orm = [r for r in rows if r.family == "orm"]
+    if orm:
+        cells: dict[str, tuple[str, list[int]]] = {}
+        for r in orm:
+            vs = sorted(int(k) for k in r.grading["fixture_variants"])
+            cells[f"{r.task_id}|broken"] = (r.files[repair_store.ORM_CELL], vs)
+            cells[f"{r.base_task}|ref"] = (reference_calls("orm", r.base_task)[0]["args"]["code"], vs)
+        got = await _orm_rows(backend, image, cells, concurrency)
+        for r in orm:
+            ref = await _orm_scores(r, got[f"{r.base_task}|ref"])
+            broken = await _orm_scores(r, got[f"{r.task_id}|broken"])
+            problems[r.task_id] += [f"the reference scores {s} on variant {v}" for v, s in ref.items() if s != 1.0]
+            problems[r.task_id] += [f"the broken cell scores {s} on variant {v}" for v, s in broken.items() if s >= 1.0]
+    graded = [r for r in rows if r.family in ("fastapi", "django")]
+    if graded:
+        grader = Grader(backend, image)
+        sem = asyncio.Semaphore(concurrency)
+        refs: dict[str, Any] = {}
+
+        async def one(r: TaskRow) -> None:
+            if r.base_task not in refs:
+                refs[r.base_task] = asyncio.ensure_future(_grade(r, _reference_files(r), grader, sem))
+            broken = await _grade(r, {p: r.files[p] for p in r.collect}, grader, sem)
+            ref = await refs[r.base_task]
+            if ref.score != 1.0:
+                problems[r.task_id].append(f"the reference scores {ref.score} ({ref.scoring_error or ref.reason})")
+            if not _broken(broken):
+                problems[r.task_id].append(f"the broken files score {broken.score} ({broken.scoring_error or broken.reason})")
+
+        await asyncio.gather(*(one(r) for r in graded))
+    return problems
+
+
+def _reference_files(row: TaskRow) -> dict[str, str]:
+    from sandbox_env.verify.compile import task_folder
+
+    folder = task_folder(row.family, row.base_task)
+    if row.family == "fastapi":
+        return {"app.py": (folder / "reference.py").read_text()}
+    from sandbox_env.verify.django import VERIFIER
+
+    return {p: VERIFIER.solution_files(folder)[p] for p in row.collect}
+
+
+def main_reverify(rows: list[TaskRow], concurrency: int = 2) -> int:
+    """build_tasks.py --verify for repair tasks: the chosen ones verified again; prints counts and time."""
+    from sandbox_env.image import ensure_image
+    from sandbox_env.sandbox.registry import make_backend
+
+    backend = make_backend()
+    t0 = time.perf_counter()
+    try:
+        problems = asyncio.run(reverify(backend, ensure_image(), rows, concurrency))
+    finally:
+        backend.teardown()
+    failing = {k: v for k, v in problems.items() if v}
+    for task_id, bad in sorted(failing.items()):
+        print(f"  {task_id} FAIL: {'; '.join(bad)[:300]}")
+    print(f"repair tasks: {len(rows) - len(failing)}/{len(rows)} verified again ({time.perf_counter() - t0:.0f} s)")
+    return 1 if failing else 0
 
 
 # -- the command --------------------------------------------------------------------------------
@@ -312,7 +431,9 @@ def _key(r: dict[str, Any]) -> str:
     return json.dumps(r["files"], sort_keys=True)
 
 
-async def generate(families: list[str], limit: int | None, generated: int, concurrency: int, path: Path, log=print) -> dict[str, int]:
+async def generate(
+    families: list[str], limit: int | None, generated: int, concurrency: int, path: Path, log=print
+) -> dict[str, int]:
     from sandbox_env.grading import Grader
     from sandbox_env.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
@@ -359,11 +480,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=repair_store.REPAIR_FILE)
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    made = asyncio.run(generate(args.family or ["orm", "fastapi", "django"], args.limit, args.generated, args.concurrency, args.out))
+    made = asyncio.run(
+        generate(args.family or ["orm", "fastapi", "django"], args.limit, args.generated, args.concurrency, args.out)
+    )
     stored = repair_store.read(args.out)
     per = {f: sum(r["family"] == f for r in stored) for f in ("orm", "fastapi", "django")}
-    print(f"new repair tasks: {', '.join(f'{f} {n}' for f, n in made.items())}; stored: {len(stored)} "
-          f"({', '.join(f'{f} {n}' for f, n in per.items())}) in {args.out}; {time.perf_counter() - t0:.0f} s")  # fmt: skip
+    print(
+        f"new repair tasks: {', '.join(f'{f} {n}' for f, n in made.items())}; stored: {len(stored)} "
+        f"({', '.join(f'{f} {n}' for f, n in per.items())}) in {args.out}; {time.perf_counter() - t0:.0f} s"
+    )
     return 0
 
 

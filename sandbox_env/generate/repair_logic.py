@@ -176,7 +176,9 @@ def orm_report(expected: list[list[Any]], got: list[list[Any]] | dict[str, Any])
     def same(e: list[Any], g: list[Any]) -> bool:
         return len(e) == len(g) and all(values_match(x, y) for x, y in zip(e, g, strict=True))
 
-    differing = [i for i in range(max(len(expected), len(got))) if i >= len(expected) or i >= len(got) or not same(expected[i], got[i])]
+    differing = [
+        i for i in range(max(len(expected), len(got))) if i >= len(expected) or i >= len(got) or not same(expected[i], got[i])
+    ]
     budget = min(ORM_EXPECTED_SAMPLE, len(expected) // 2)
     shown = 0
     for i in differing[:2]:
@@ -206,42 +208,49 @@ def _without_expected(problem: str) -> str:
     return text
 
 
-def _request_text(req: dict[str, Any], with_body: bool) -> str:
+def _request_text(req: dict[str, Any], tokens: list[str]) -> str:
+    """Method, path, query, headers and body of a request; a drawn value shows as <value N>."""
     from sandbox_env.families.fastapi_checks import describe_request
 
-    text = describe_request(req)
-    if not with_body:
-        return text
-    for key in ("json", "form", "data", "content"):
+    parts = [describe_request(req)]
+    headers = [f"{k}: {v}" for k, v in req.get("headers", [])]
+    if headers:
+        parts.append("headers " + "; ".join(headers))
+    for key in ("json", "form", "files", "content"):
         if key in req and req[key] not in (None, "", [], {}):
             body = json.dumps(req[key]) if not isinstance(req[key], str) else req[key]
-            return f"{text} with {key} body {body[:200]}"
+            parts.append(f"{key} body {body[:300]}")
+    text = " with ".join(parts)
+    for i, token in enumerate(sorted(tokens, key=len, reverse=True)):
+        text = re.sub(rf"(?<![\w.]){re.escape(token)}(?![\w.])", f"<value {i + 1}>", text)
     return text
 
 
-def fastapi_report(task_checks: list[dict[str, Any]], rows: list[dict[str, Any]], varied: bool) -> str:
+def fastapi_report(task_checks: list[dict[str, Any]], rows: list[dict[str, Any]], tokens: list[str]) -> str:
     """The failing checks' requests and the first step that differs, with what the app answered there.
 
     `rows` are the grade's check rows (name, passed, detail); `task_checks` the task's checks in
     the same order. Check names are not shown (they may state the expected behaviour); every
-    "expected X" is cut from the details; bodies are left out when the task draws its values.
+    "expected X" is cut from the details; `tokens` (the task's drawn values) show as <value N>,
+    since each test run draws them afresh.
     """
     failing = [(c, r) for c, r in zip(task_checks, rows, strict=False) if not r["passed"]]
     out = [f"{len(failing)} of {len(rows)} behaviour checks fail. For example:"]
+    drawn = False
     for check, row in failing[:2]:
         detail = row["detail"]
-        label, _, problems = detail.partition(": ") if not detail.startswith("step ") else detail.partition("): ")
-        step = 0
-        if detail.startswith("step "):
-            step = int(detail.split()[1]) - 1
-        steps = check["steps"]
-        sent = [_request_text(s["request"], with_body=not varied) for s in steps[: step + 1]]
+        step = int(detail.split()[1]) - 1 if detail.startswith("step ") else 0
+        problems = detail.partition("): ")[2] if detail.startswith("step ") else detail.partition(": ")[2]
+        sent = [_request_text(s["request"], tokens) for s in check["steps"][: step + 1]]
+        drawn = drawn or any("<value " in t for t in sent)
         if len(sent) > 1:
             out.append("  requests in order: " + " ; then ".join(sent))
         else:
             out.append(f"  request: {sent[0]}")
         said = "; ".join(_without_expected(p) for p in problems.split("; ") if p)
         out.append(f"  the answer to {'the last request' if len(sent) > 1 else 'it'}: {scrub(said)[:400]}")
+    if drawn:
+        out.append("(<value N> stands for a value drawn afresh for each test run.)")
     return "\n".join(out)
 
 

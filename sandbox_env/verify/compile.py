@@ -8,9 +8,9 @@ from pathlib import Path
 from sandbox_env.constants import DATA_FILE, TASKS_DIR
 from sandbox_env.families import FAMILY_NAMES, get_family
 from sandbox_env.families.base import TaskRow
-from sandbox_env.generate.store import GENERATED_FILE
 from sandbox_env.generate.repair_store import REPAIR_FILE, compile_repair
 from sandbox_env.generate.repair_store import read as read_repairs
+from sandbox_env.generate.store import GENERATED_FILE
 from sandbox_env.generate.store import read as read_generated
 
 
@@ -31,7 +31,9 @@ def compile_generated(path: Path = GENERATED_FILE) -> list[TaskRow]:
     return [fam.compile_generated(r) for r in read_generated(path)]
 
 
-def compile_repairs(bases: dict[str, TaskRow], families: tuple[str, ...] = FAMILY_NAMES, path: Path = REPAIR_FILE) -> list[TaskRow]:
+def compile_repairs(
+    bases: dict[str, TaskRow], families: tuple[str, ...] = FAMILY_NAMES, path: Path = REPAIR_FILE
+) -> list[TaskRow]:
     """The verified repair tasks (generate/repair_store.py's file) of `families` over their base tasks' rows."""
     out = []
     for record in read_repairs(path):
