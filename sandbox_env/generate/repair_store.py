@@ -66,7 +66,8 @@ def repair_section(family: str, files: dict[str, str], report: str) -> str:
         )
     else:
         paths = ", ".join(sorted(files))
-        where = f"{paths} already hold(s) an implementation, and it does not meet the specification. A test run said:"
+        verb = "holds" if len(files) == 1 else "hold"
+        where = f"{paths} already {verb} an implementation, and it does not meet the specification. A test run said:"
         after = (
             f"Repair {paths} so that the whole specification holds: the hidden tests check all of it, with "
             "other data, not only what is reported."
