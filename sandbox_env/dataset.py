@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from sandbox_env.constants import DATA_FILE
 
 # "train": every hand-written task and the generated tasks of the train signatures; "eval": the
-# generated tasks whose structural signatures are held out; "all": both. The default is "all", so
+# generated tasks whose structural signatures are held out; "all": both. A repair task
+# (generate/repair_store.py) has its base task's split, so no repair of an eval task is in train. The default is "all", so
 # that every existing call sees every task; a training run passes split="train" and its held-out
 # evaluation split="eval" (environments/websandbox/README.md).
 SPLITS = ("train", "eval", "all")

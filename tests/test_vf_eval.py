@@ -29,6 +29,7 @@ def _families() -> set[str]:
 
 
 GENERATED_SAMPLE = 8  # generated orm tasks per split in these runs (test_orm_generate_docker.py plays more of them)
+REPAIR_SAMPLE = 3  # repair tasks per family in these runs (test_repair_docker.py plays more paths)
 
 
 def _rows() -> list[dict]:
@@ -40,6 +41,10 @@ def _rows() -> list[dict]:
         gen = sorted((r for r in rows if r["info"].get("source") == "generated" and r["info"]["split"] == split),
                      key=lambda r: r["info"]["task_id"])  # fmt: skip
         sample += gen[:: max(1, len(gen) // GENERATED_SAMPLE)][:GENERATED_SAMPLE]
+    for family in ("orm", "fastapi", "django"):  # repair tasks: a fixed sample of each family's
+        rep = sorted((r for r in rows if r["info"].get("source") == "repair" and r["info"]["family"] == family),
+                     key=lambda r: r["info"]["task_id"])  # fmt: skip
+        sample += rep[:: max(1, len(rep) // REPAIR_SAMPLE)][:REPAIR_SAMPLE]
     return hand + sample
 
 
@@ -70,7 +75,13 @@ def test_null_policy_scores_zero_everywhere(image):
     run = _run("null", image)
     outputs = load_outputs(run)
     assert len(outputs) == len(_rows())
-    assert {o["reward"] for o in outputs} == {0.0}
+    repairs = [o for o in outputs if o["info"].get("source") == "repair"]
+    assert {o["reward"] for o in outputs if o not in repairs} == {0.0}
+    # a repair task's null is its broken deliverable left as set up: below 1.0 (fastapi gives partial credit)
+    assert all(o["reward"] < 1.0 for o in repairs)
+    if repairs:
+        print(f"null policy over {len(repairs)} repair tasks: mean {sum(o['reward'] for o in repairs) / len(repairs):.3f}")
+    assert all(not (o.get("grade") or {}).get("scoring_error") for o in repairs)
 
 
 def test_policy_server_answers_bad_requests_with_status_and_error_body(tmp_path):

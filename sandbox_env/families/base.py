@@ -25,7 +25,7 @@ METRIC_NAMES = (
 )
 DIFFICULTIES = ("easy", "medium", "hard")
 _JSON_FIELDS = ("files", "collect", "grading", "fixture_seeds", "measures")
-SOURCES = ("hand", "generated")
+SOURCES = ("hand", "generated", "repair")
 SPLITS = ("train", "eval")
 
 
@@ -41,13 +41,15 @@ class TaskRow:
     files: dict[str, str] = field(default_factory=dict)
     collect: list[str] = field(default_factory=list)
     grading: dict[str, Any] = field(default_factory=dict)
-    # where the task comes from (hand-written folder or the orm generator), its split, its structural
+    # where the task comes from (hand-written folder, the orm generator, a repair), its split, its structural
     # signature, the fixture seeds (orm variants) it is graded on, and the measures of its difficulty
     source: str = "hand"
     split: str = "train"
     signature: str = ""
     fixture_seeds: list[int] = field(default_factory=list)
     measures: dict[str, Any] = field(default_factory=dict)
+    # a repair task's base task (generate/repair_store.py); "" for every other task
+    base_task: str = ""
 
     def to_row(self) -> dict[str, Any]:
         info = {k: v for k, v in asdict(self).items() if k not in _JSON_FIELDS}

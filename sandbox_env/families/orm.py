@@ -54,6 +54,7 @@ def fixture_variant_for(sandbox_id: str, task: TaskRow) -> int:
     return admitted[int.from_bytes(digest[:8], "big") % len(admitted)]
 
 
+SETUP_CELL_SECONDS = 60  # a repair task's broken cell, run once at setup (its output is not kept)
 SESSION_DB = "/tmp/orm.sqlite3"  # each session's private copy
 SESSION_ENV = {"DJANGO_SETTINGS_MODULE": "orm_fixture.settings", "ORM_FIXTURE_DB": SESSION_DB}
 MODELS = ("Publisher", "Author", "Genre", "Book", "Store", "Sale", "Review")
@@ -251,6 +252,10 @@ class OrmFamily:
 
     async def setup(self, sb: Sandbox, task: TaskRow) -> None:
         await start_session(sb, copy_image_db=True, variant=fixture_variant_for(sb.id, task))
+        if task.files:
+            await sb.write_files(dict(task.files))
+        if cell := task.grading.get("setup_cell"):  # a repair task: `result` starts as the broken cell's answer
+            await sb.run_python(task.files[cell], timeout=SETUP_CELL_SECONDS)
 
     async def collect(self, sb: Sandbox, task: TaskRow) -> dict[str, Any]:
         variant = fixture_variant_for(sb.id, task)  # the host's draw, as setup made it: nothing the model wrote

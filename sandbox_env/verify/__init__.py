@@ -23,8 +23,14 @@ def get_verifier(family: str) -> FamilyVerifier:
 
 
 def reference_calls(family: str, task_id: str) -> list[dict[str, Any]]:
-    """A task's reference solution as the tool calls a model would make (a generated task's from its stored line)."""
+    """A task's reference solution as the tool calls a model would make (generated: its stored line; repair: its base task's)."""
     folder = task_folder(family, task_id)
+    if not folder.is_dir():  # a repair task: its base task's reference (generate/repair_store.py)
+        from sandbox_env.generate.repair_store import read as read_repairs
+
+        base = next((r["base_task"] for r in read_repairs() if r["task_id"] == task_id), None)
+        if base is not None:
+            return reference_calls(family, base)
     if family == "orm" and not folder.is_dir():
         from sandbox_env.generate.store import read
 

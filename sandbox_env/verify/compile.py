@@ -8,6 +8,8 @@ from pathlib import Path
 from sandbox_env.constants import DATA_FILE, TASKS_DIR
 from sandbox_env.families import FAMILY_NAMES, get_family
 from sandbox_env.families.base import TaskRow
+from sandbox_env.generate.repair_store import REPAIR_FILE, compile_repair
+from sandbox_env.generate.repair_store import read as read_repairs
 from sandbox_env.generate.store import GENERATED_FILE
 from sandbox_env.generate.store import read as read_generated
 
@@ -29,8 +31,23 @@ def compile_generated(path: Path = GENERATED_FILE) -> list[TaskRow]:
     return [fam.compile_generated(r) for r in read_generated(path)]
 
 
+def compile_repairs(
+    bases: dict[str, TaskRow], families: tuple[str, ...] = FAMILY_NAMES, path: Path = REPAIR_FILE
+) -> list[TaskRow]:
+    """The verified repair tasks (generate/repair_store.py's file) of `families` over their base tasks' rows."""
+    out = []
+    for record in read_repairs(path):
+        if record["family"] not in families:
+            continue
+        base = bases.get(record["base_task"])
+        if base is None:
+            raise ValueError(f"repair task {record['task_id']}: its base task {record['base_task']} is not compiled")
+        out.append(compile_repair(record, base))
+    return out
+
+
 def compile_all(families: tuple[str, ...] = FAMILY_NAMES, generated: bool = True) -> list[TaskRow]:
-    """Every hand-written task, then (with the orm family) every verified generated one."""
+    """Every hand-written task, then (with the orm family) every verified generated one, then the repairs."""
     rows: list[TaskRow] = []
     seen: set[str] = set()
     for name in families:
@@ -46,6 +63,13 @@ def compile_all(families: tuple[str, ...] = FAMILY_NAMES, generated: bool = True
             rows.append(row)
     if generated and "orm" in families:
         for row in compile_generated():
+            if row.task_id in seen:
+                raise ValueError(f"duplicate task id {row.task_id}")
+            seen.add(row.task_id)
+            rows.append(row)
+    if generated:
+        bases = {r.task_id: r for r in rows}
+        for row in compile_repairs(bases, families):
             if row.task_id in seen:
                 raise ValueError(f"duplicate task id {row.task_id}")
             seen.add(row.task_id)

@@ -5,6 +5,9 @@
     python build_tasks.py --verify --family orm --task orm_agg_01 --concurrency 4
     python build_tasks.py --verify --mutants  # also every reference's mutants (sandbox_env/verify/sensitivity.py)
 
+Generated orm tasks and repair tasks are verified by their own re-verification
+(verify/generated.py, generate/repair.py): the stored answers graded again in the image.
+
 Each family's verifier (sandbox_env/verify/<family>.py) returns controls for a task and
 summarizes the family; a task whose controls fail does not ship.
 """
@@ -113,7 +116,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     chosen = [r for r in rows if (not args.family or r.family in args.family) and (not args.task or r.task_id in args.task)]
     generated = [r for r in chosen if r.source == "generated"]
-    chosen = [r for r in chosen if r.source != "generated"]
+    repairs = [r for r in chosen if r.source == "repair"]
+    chosen = [r for r in chosen if r.source not in ("generated", "repair")]
+    if repairs and args.verify:
+        from sandbox_env.generate.repair import main_reverify as reverify_repairs
+
+        if reverify_repairs(repairs, args.concurrency) != 0:
+            return 1
+        if not chosen and not generated:
+            return 0
     if generated and args.verify:
         from sandbox_env.verify.generated import main_reverify
 

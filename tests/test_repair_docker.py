@@ -1,0 +1,62 @@
+"""Repair tasks through real containers: a sample of each family's repair path, set up and graded for real.
+
+For one stored repair task of each family: the re-verification path of the command
+(generate/repair.py `reverify`: the base reference 1.0, the broken files below 1.0 through
+the family's real grader, orm on every admitted fixture variant), a rollout that leaves the
+broken deliverable as set up (the null policy of a repair task: below 1.0, never a harness
+fault), and a rollout that plays the base task's reference (1.0).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sandbox_env.generate import repair_store
+from sandbox_env.generate.repair import reverify
+from sandbox_env.verify import reference_calls
+from sandbox_env.verify.compile import compile_all
+from sandbox_env.verify.scripted import scripted_rollout
+
+pytestmark = pytest.mark.docker
+
+
+def _sample() -> list:
+    rows = [r for r in compile_all() if r.source == "repair"]
+    if not rows:
+        pytest.skip("no repair tasks stored")
+    out = []
+    for family in ("orm", "fastapi", "django"):
+        ours = sorted((r for r in rows if r.family == family), key=lambda r: (r.measures["kind"] != "pair", r.task_id))
+        ours = [r for r in ours if not (family == "orm" and "Running the cell fails" in r.prompt)]
+        out += ours[:1]
+    return out
+
+
+async def test_a_sample_of_each_familys_repairs_verifies_in_the_image(backend, image):
+    sample = _sample()
+    problems = await reverify(backend, image, sample, concurrency=3)
+    assert set(problems) == {r.task_id for r in sample}
+    assert all(not p for p in problems.values()), problems
+
+
+async def test_the_broken_deliverable_as_set_up_loses_and_the_reference_wins(backend, image):
+    sample = _sample()
+    sem = asyncio.Semaphore(3)
+
+    async def play(task, calls):
+        async with sem:
+            return task, calls, await scripted_rollout(backend, image, task, calls, timeout=120)
+
+    plays = [(t, []) for t in sample] + [(t, reference_calls(t.family, t.task_id)) for t in sample]
+    for task, calls, run in await asyncio.gather(*(play(t, c) for t, c in plays)):
+        grade = run.grade
+        assert grade.scoring_error is None and not grade.tampered, f"{task.task_id}: {grade.reason}"
+        if calls:
+            assert grade.score == 1.0, f"{task.task_id} reference: {grade.reason}"
+        else:
+            assert grade.score < 1.0, f"{task.task_id}: the broken deliverable as set up scores {grade.score}"
+            if task.family == "orm":  # setup ran the broken cell: `result` is its answer, not missing
+                assert run.final["result"] != {"missing": True}
+                assert task.files[repair_store.ORM_CELL] in task.prompt or "/workspace/query.py" in task.prompt
