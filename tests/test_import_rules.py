@@ -10,6 +10,8 @@ docs/architecture.md ("Import rules") states them; this test reads every module 
 - `runtime/` (programs that run inside containers) imports nothing of `sandbox_env`
   outside `runtime/`;
 - the parts below the front doors import no verifiers, so both stacks share them;
+- only the sandbox layer imports a backend (`sandbox_env.sandbox.docker`) or the docker
+  SDK: everything above asks the registry for a backend and its tools by name;
 - the installed package imports nothing from the checkout's root (tests, bench,
   build_tasks, environments);
 - no two modules import each other, directly or through others (no cycle).
@@ -111,6 +113,17 @@ def test_nothing_under_the_front_doors_imports_verifiers():
         if LAYER_OF[_part(name)] < NO_VERIFIERS_BELOW and any(o == "verifiers" or o.startswith("verifiers.") for o in found)
     ]
     assert broken == []
+
+
+def test_only_the_sandbox_layer_imports_the_docker_backend_or_the_docker_sdk():
+    broken = [f"{name} imports {o}" for name, found in IMAGES_OR_BACKEND.items() if _part(name) != "sandbox" for o in found]
+    assert broken == []
+
+
+IMAGES_OR_BACKEND = {
+    name: {o for o in found if o.split(".")[0] == "docker" or o.startswith("sandbox_env.sandbox.docker")}
+    for name, found in IMPORTS.items()
+}
 
 
 def test_the_package_imports_nothing_from_the_checkouts_root():
