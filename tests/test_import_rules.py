@@ -168,3 +168,16 @@ def test_the_readmes_layout_table_names_every_top_level_part():
     named = {name.rstrip("/").split("/")[-1] for name in re.findall(r"`([\w./]+)`", table)}
     parts = {p.name for p in PACKAGE.iterdir() if not p.name.startswith(("__", "."))}
     assert sorted(parts - named) == []
+
+
+def test_the_agents_operations_are_named_only_in_their_one_module():
+    from sandbox_env.runtime import ops
+
+    names = "|".join(sorted(ops.ALL))
+    sent = re.compile(rf"[\"']op[\"']\s*:\s*[\"']({names})[\"']")  # a request written with a literal name
+    served = re.compile(rf"\bop\s*(==|in)\s*\(?[\"']({names})[\"']")  # the agent's dispatch on a literal name
+    host = [p for p in (PACKAGE / "sandbox").rglob("*.py") if sent.search(p.read_text())]
+    agent = PACKAGE / "runtime" / "agent.py"
+    assert [p.relative_to(PACKAGE).as_posix() for p in host] == []
+    assert served.findall(agent.read_text()) == []
+    assert "import ops" in agent.read_text()
