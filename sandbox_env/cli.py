@@ -23,11 +23,11 @@ def cmd_build_image(args: argparse.Namespace) -> int:
 
 
 def cmd_gc(args: argparse.Namespace) -> int:
-    from sandbox_env.sandbox.docker.cleanup import collect
-    from sandbox_env.sandbox.docker.engine import engine_url
+    from sandbox_env.sandbox.registry import backend_tools
 
-    print(f"engine: {engine_url()}")
-    print(collect(all_owners=args.all, other_hosts=args.other_hosts).summary())
+    tools = backend_tools()
+    print(f"engine: {tools.where()}")
+    print(tools.gc(all_owners=args.all, other_hosts=args.other_hosts).summary())
     return 0
 
 
@@ -182,7 +182,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if installed_stack() == "v1":
         return cmd_eval_v1(args, env_args)
     from sandbox_env.eval_report import report
-    from sandbox_env.sandbox.docker import settle_run
+    from sandbox_env.sandbox.registry import backend_tools
     from sandbox_env.sandbox.runs import current_run_id
 
     run_id = current_run_id()
@@ -201,7 +201,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             run_id=run_id,
         )
     finally:
-        left = len(settle_run(run_id))  # this run's containers only: other runs may be going on
+        left = len(backend_tools().settle_run(run_id))  # this run's containers only: other runs may be going on
     wall = time.perf_counter() - t0
     if run is None:
         print(f"vf-eval saved no run (exit code {code}); containers of run {run_id} left afterwards: {left}", file=sys.stderr)
@@ -231,7 +231,7 @@ def cmd_eval_v1(args: argparse.Namespace, env_args: dict) -> int:
     """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/eval_v1.py)."""
     from sandbox_env.eval_report import report
     from sandbox_env.eval_v1 import run_eval_v1
-    from sandbox_env.sandbox.docker import settle_run
+    from sandbox_env.sandbox.registry import backend_tools
     from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
 
     refuse_classic_only(args)
@@ -241,7 +241,7 @@ def cmd_eval_v1(args: argparse.Namespace, env_args: dict) -> int:
     try:
         code, run = run_eval_v1(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
     finally:
-        left = len(settle_run(run_id))
+        left = len(backend_tools().settle_run(run_id))
     wall = time.perf_counter() - t0
     if code != 0 or run is None:
         print(f"vf-eval failed (exit code {code}); containers of run {run_id} left afterwards: {left}", file=sys.stderr)
@@ -496,9 +496,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
-        from sandbox_env.sandbox.docker import DockerUnavailableError
+        from sandbox_env.sandbox.registry import backend_tools
 
-        if isinstance(exc, (DockerUnavailableError, ValueError, RuntimeError, FileNotFoundError)):
+        if isinstance(exc, (*backend_tools().unavailable, ValueError, RuntimeError, FileNotFoundError)):
             print(f"websandbox: {exc}", file=sys.stderr)
             return 2
         raise

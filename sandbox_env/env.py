@@ -212,14 +212,16 @@ class WebSandboxClassicEnv(vf.SandboxEnv):
     async def _grade(self, state: vf.State, task: TaskRow) -> Grade:
         error = state.get("error")
         infra = _infra_cause(error)
+        sandbox_state = state.get("sandbox_state") or {}
+        lease = self._leases.get(sandbox_state.get("lease", ""))
         if infra is not None:  # e.g. a HarnessFault from a tool, which verifiers wraps in a ToolCallError
-            return Grade.harness_fault(f"the rollout stopped on a harness error: {infra}")
+            reason = f"the rollout stopped on a harness error: {infra}"
+            ready = lease is not None and sandbox_state.get("ready")  # after setup: the model's code may have run
+            return lease.harness_fault(reason) if ready else Grade.harness_fault(reason)
         if error is not None:
             return Grade(0.0, f"not graded: the rollout stopped on an error ({described_error(error)})")
         if _cancelling():
             return Grade.harness_fault("the rollout was cancelled before it was graded (the run is shutting down)")
-        sandbox_state = state.get("sandbox_state") or {}
-        lease = self._leases.get(sandbox_state.get("lease", ""))
         if lease is None or not sandbox_state.get("ready"):
             return Grade.harness_fault("the sandbox never became ready")
         return await lease.finish()  # collect, release (one budget slot at a time), grade

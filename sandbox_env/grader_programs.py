@@ -25,7 +25,7 @@ from pathlib import Path
 from sandbox_env.constants import RUNTIME_DIR
 
 SHARED_RUNTIME = ("clock.py",)
-IMAGE_RUNTIME = ("agent.py", "supervisor.py", "session.py", "prepare_image.py", "orm_fixture", *SHARED_RUNTIME)
+IMAGE_RUNTIME = ("agent.py", "ops.py", "supervisor.py", "session.py", "prepare_image.py", "orm_fixture", *SHARED_RUNTIME)
 GRADER_DIR = "/tmp/websandbox-grader"
 
 

@@ -1,8 +1,10 @@
 """Build the runtime image, tagged by a hash of everything that goes into it.
 
 The build never needs network inside `docker build`: wheels are downloaded on the
-host first. Where no base image can be pulled (no registry), a Debian trixie root
-is made with debootstrap and imported as the base.
+host first. This module prepares the build context and its tag; the backend looks the
+image up and builds it (the registry's `BackendTools`; for Docker,
+sandbox/docker/images.py, which also makes a Debian base with debootstrap where no base
+image can be pulled).
 """
 
 from __future__ import annotations
@@ -16,16 +18,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-import docker
-import docker.errors
-
 from sandbox_env.constants import IMAGE_REPO, IMAGES_DIR, PACKAGE_DIR, RUNTIME_DIR, short
 from sandbox_env.grader_programs import IMAGE_RUNTIME, image_runtime_files
-from sandbox_env.sandbox.docker.engine import docker_client
+from sandbox_env.sandbox.registry import DEFAULT_BACKEND, backend_tools
 
-PULL_BASE = "python:3.13-slim"
-DEBOOTSTRAP_BASE = "websandbox-base:trixie-minbase"
-DEBIAN_MIRROR = os.environ.get("WEBSANDBOX_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 WHEEL_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x86_64")
 
 Progress = Callable[[str], None]
@@ -60,14 +56,6 @@ def image_hash() -> str:
 
 def image_tag() -> str:
     return f"{IMAGE_REPO}:{image_hash()}"
-
-
-def _image_exists(client: docker.DockerClient, tag: str) -> bool:
-    try:
-        client.images.get(tag)
-        return True
-    except docker.errors.ImageNotFound:
-        return False
 
 
 def _fill_wheelhouse(dest: Path, say: Progress) -> None:
@@ -108,63 +96,14 @@ def _download_wheels(dest: Path, say: Progress) -> None:
     subprocess.run(cmd, check=True)
 
 
-def _make_debootstrap_base(client: docker.DockerClient, say: Progress) -> str:
-    if _image_exists(client, DEBOOTSTRAP_BASE):
-        return DEBOOTSTRAP_BASE
-    if os.geteuid() != 0:
-        raise RuntimeError(
-            f"cannot pull {PULL_BASE}, and making a Debian base with debootstrap needs root: "
-            "run `websandbox build-image` as root (or with sudo), or make the base image reachable"
-        )
-    if shutil.which("debootstrap") is None:
-        if shutil.which("apt-get") is None:
-            raise RuntimeError(f"cannot pull {PULL_BASE} and debootstrap is not installed: install debootstrap")
-        say("installing debootstrap with apt-get")
-        subprocess.run(["apt-get", "install", "-y", "-q", "debootstrap"], check=True, stdout=subprocess.DEVNULL)
-    with tempfile.TemporaryDirectory(prefix="websandbox-root-") as tmp:
-        root = Path(tmp) / "root"
-        say(f"no base image can be pulled: making Debian trixie with debootstrap from {DEBIAN_MIRROR}")
-        subprocess.run(
-            ["debootstrap", "--variant=minbase", "--include=python3,python3-venv", "trixie", str(root), DEBIAN_MIRROR],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-        for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
-            shutil.rmtree(root / junk, ignore_errors=True)
-        tarball = Path(tmp) / "root.tar"
-        say("packing the root and importing it as " + DEBOOTSTRAP_BASE)
-        subprocess.run(["tar", "-C", str(root), "-cf", str(tarball), "."], check=True)
-        repo, tag = DEBOOTSTRAP_BASE.split(":")
-        client.api.import_image_from_file(str(tarball), repository=repo, tag=tag)
-    return DEBOOTSTRAP_BASE
-
-
-def _choose_base(client: docker.DockerClient, base: str, say: Progress) -> str:
-    if base == "debootstrap":
-        return _make_debootstrap_base(client, say)
-    if base not in ("auto", "pull"):
-        return base  # an image named by the caller
-    if _image_exists(client, PULL_BASE):
-        return PULL_BASE
-    try:
-        say(f"pulling {PULL_BASE}")
-        client.images.pull(PULL_BASE)
-        return PULL_BASE
-    except docker.errors.APIError as exc:
-        if base == "pull":
-            raise
-        say(f"cannot pull {PULL_BASE} ({str(exc).splitlines()[0][:120]})")
-        return _make_debootstrap_base(client, say)
-
-
-def build_image(base: str = "auto", force: bool = False, say: Progress = _say) -> str:
-    """Build the runtime image unless the image for the current hash exists."""
-    client = docker_client()
+def build_image(base: str = "auto", force: bool = False, say: Progress = _say, backend: str = DEFAULT_BACKEND) -> str:
+    """Build the runtime image on `backend` unless the image for the current hash exists."""
+    tools = backend_tools(backend)
     tag = image_tag()
-    if not force and _image_exists(client, tag):
+    if not force and tools.image_exists(tag):
         say(f"{tag} is up to date")
         return tag
-    base_image = _choose_base(client, base, say)
+    base_image = tools.choose_base(base, say)
     with tempfile.TemporaryDirectory(prefix="websandbox-ctx-") as tmp:
         ctx = Path(tmp)
         shutil.copy(IMAGES_DIR / "Dockerfile", ctx / "Dockerfile")
@@ -178,31 +117,15 @@ def build_image(base: str = "auto", force: bool = False, say: Progress = _say) -
             else:
                 shutil.copy(src, ctx / "runtime" / name)
         _fill_wheelhouse(ctx / "wheels", say)
-        say(f"building {tag} from {base_image}")
-        stream = client.api.build(
-            path=str(ctx),
-            tag=tag,
-            buildargs={"BASE": base_image},
-            network_mode="none",
-            rm=True,
-            forcerm=True,
-            decode=True,
-        )
-        for chunk in stream:
-            if "error" in chunk:
-                raise RuntimeError(f"image build failed: {chunk['error'].strip()}")
-            line = (chunk.get("stream") or "").strip()
-            if line.startswith("Step ") or line.startswith("Successfully"):
-                say(line)
-    client.images.get(tag).tag(IMAGE_REPO, "latest")
+        tools.build_image(ctx, tag, base_image, say)
     return tag
 
 
-def ensure_image(build_if_missing: bool = True) -> str:
-    """The tag of the current runtime image, built first when asked and missing."""
+def ensure_image(build_if_missing: bool = True, backend: str = DEFAULT_BACKEND) -> str:
+    """The tag of the current runtime image on `backend`, built first when asked and missing."""
     tag = image_tag()
-    if _image_exists(docker_client(), tag):
+    if backend_tools(backend).image_exists(tag):
         return tag
     if not build_if_missing:
         raise RuntimeError(f"runtime image {tag} does not exist: run `websandbox build-image` first")
-    return build_image()
+    return build_image(backend=backend)

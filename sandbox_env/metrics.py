@@ -14,8 +14,8 @@ def metric_values(grade: dict[str, Any] | None, scoring_error: str | None = None
     for name in METRIC_NAMES:
         if name == "scoring_error":
             out[name] = float(bool(grade.get("scoring_error") or scoring_error))
-        elif name == "tampered":
-            out[name] = float(bool(grade.get("tampered")))
+        elif name in ("tampered", "unproven_harness_fault"):
+            out[name] = float(bool(grade.get(name)))
         else:
             out[name] = float((grade.get("metrics") or {}).get(name, 0.0))
     return out

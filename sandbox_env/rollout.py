@@ -35,6 +35,11 @@ Blame (sandbox_env/blame.py):
   is the model's 0.0. Grading goes through `families.grade_final`: a harness fault is
   retried once in fresh sandboxes, and a grading sandbox that the code under test
   ended or pushed to its limits is the submission's 0.0, never a scoring error.
+- A harness fault after the model's code ran, on a backend that cannot prove all of
+  whose a fault is (`SandboxBackend.evidence()`), may be the code's own doing: the grade
+  says so (`unproven_harness_fault`, its own reason and weight-0 metric) and stays a
+  harness fault, so it is rescheduled in the open, never silently. Training refuses such
+  a backend (`require_evidence`). Setup faults come before any model code: proven.
 - The rollout's container is removed once its final state is out, before grading asks
   for a grading container, so a rollout never holds two budget slots at once. Every
   exit path removes it: a failed or cancelled setup, a fault, a failed collect,
@@ -172,6 +177,17 @@ def refuse_without_evidence(sandboxes: SandboxBackend, settings: SandboxSettings
     logger.warning("%s; training should set require_evidence=True", text)
 
 
+def unproven(grade: Grade, sandboxes: SandboxBackend, backend: str) -> Grade:
+    """`grade` marked as an unproven harness fault when it is one and `sandboxes` lack evidence; else unchanged."""
+    missing = sandboxes.evidence().missing()
+    if not grade.scoring_error or not missing or grade.unproven_harness_fault:
+        return grade
+    lacks = f"the {backend!r} sandbox backend cannot prove {', '.join(missing)}"
+    grade.unproven_harness_fault = lacks
+    grade.reason = f"unproven harness fault ({lacks}, so the code under test may have caused it): {grade.scoring_error}"
+    return grade
+
+
 class LeaseError(RuntimeError):
     """The harness, not the model, failed: no sandbox, or a sandbox that broke."""
 
@@ -244,21 +260,26 @@ class Lease:
         logger.info("task %s: sandbox replaced after it was ended from inside (%s)", self.task.task_id, evidence)
         return sandbox_replaced_message(evidence)
 
+    def harness_fault(self, reason: str) -> Grade:
+        """A harness fault of this rollout after its setup: said to be unproven where the backend lacks evidence."""
+        return unproven(Grade.harness_fault(reason), self.rollouts.sandboxes, self.rollouts.settings.backend)
+
     async def finish(self) -> Grade:
         """Take the final state out, release the container, grade in fresh containers (`grade_final`)."""
         try:
             if self.fault is not None:
-                return Grade.harness_fault(self.fault)
+                return self.harness_fault(self.fault)
             try:
                 final = await get_family(self.task.family).collect(self._sandbox(), self.task)
             except SandboxEndedFromInside as exc:
                 return ended_before_collect(exc.evidence)
             except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
-                return Grade.harness_fault(f"could not take the final state out of the sandbox: {exc}")
+                return self.harness_fault(f"could not take the final state out of the sandbox: {exc}")
         finally:
             await self.release()  # before grading: a rollout holds one budget slot at a time
         final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
-        return await grade_final(self.task, final, self.rollouts.grader)
+        grade = await grade_final(self.task, final, self.rollouts.grader)
+        return unproven(grade, self.rollouts.sandboxes, self.rollouts.settings.backend)
 
     async def release(self) -> None:
         """Remove the container now (once; later calls do nothing)."""

@@ -6,7 +6,7 @@ import pytest
 
 from sandbox_env.rollout import Rollouts, SandboxSettings
 from sandbox_env.sandbox import Evidence, Limits
-from sandbox_env.sandbox.registry import backend_names, make_backend, register_backend
+from sandbox_env.sandbox.registry import BackendTools, backend_names, backend_tools, make_backend, register_backend
 
 
 def test_an_unknown_backend_name_is_refused_with_the_names_that_exist():
@@ -70,3 +70,25 @@ def test_a_docker_engine_on_this_machine_declares_every_kind_of_evidence():
         assert backend.evidence().missing() == []
     finally:
         backend.teardown()
+
+
+def test_a_backends_tools_are_asked_for_by_name_and_a_backend_without_them_is_named():
+    tools = BackendTools(
+        where=lambda: "here",
+        gc=lambda **_: None,
+        settle_run=lambda run_id: [run_id],
+        image_exists=lambda tag: tag == "there:1",
+        choose_base=lambda base, say: base,
+        build_image=lambda context, tag, base, say: None,
+    )
+    register_backend("tooled", _Blind, tools)
+    assert backend_tools("tooled") is tools and backend_tools("tooled").settle_run("r1") == ["r1"]
+    register_backend("toolless", _Blind)
+    with pytest.raises(ValueError, match="'toolless' provides no cleanup or image tools.*docker"):
+        backend_tools("toolless")
+
+
+def test_the_docker_backends_tools_are_its_cleanup_and_image_distribution():
+    tools = backend_tools("docker")
+    assert tools.where().startswith(("unix://", "tcp://", "ssh://", "npipe://"))
+    assert tools.unavailable and all(issubclass(e, BaseException) for e in tools.unavailable)

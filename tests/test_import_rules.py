@@ -10,6 +10,8 @@ docs/architecture.md ("Import rules") states them; this test reads every module 
 - `runtime/` (programs that run inside containers) imports nothing of `sandbox_env`
   outside `runtime/`;
 - the parts below the front doors import no verifiers, so both stacks share them;
+- only the sandbox layer imports a backend (`sandbox_env.sandbox.docker`) or the docker
+  SDK: everything above asks the registry for a backend and its tools by name;
 - the installed package imports nothing from the checkout's root (tests, bench,
   build_tasks, environments);
 - no two modules import each other, directly or through others (no cycle).
@@ -113,6 +115,17 @@ def test_nothing_under_the_front_doors_imports_verifiers():
     assert broken == []
 
 
+def test_only_the_sandbox_layer_imports_the_docker_backend_or_the_docker_sdk():
+    broken = [f"{name} imports {o}" for name, found in IMAGES_OR_BACKEND.items() if _part(name) != "sandbox" for o in found]
+    assert broken == []
+
+
+IMAGES_OR_BACKEND = {
+    name: {o for o in found if o.split(".")[0] == "docker" or o.startswith("sandbox_env.sandbox.docker")}
+    for name, found in IMPORTS.items()
+}
+
+
 def test_the_package_imports_nothing_from_the_checkouts_root():
     broken = [f"{name} imports {o}" for name, found in IMPORTS.items() for o in found if o.split(".")[0] in ROOT_MODULES]
     assert broken == []
@@ -174,3 +187,16 @@ def test_the_checkout_keeps_its_agreed_top_level_with_one_copy_of_the_package():
     readme = (root / "README.md").read_text()
     table = readme[readme.index("## Layout") : readme.index("## Decisions")]
     assert "| `images/` |" in table
+
+
+def test_the_agents_operations_are_named_only_in_their_one_module():
+    from sandbox_env.runtime import ops
+
+    names = "|".join(sorted(ops.ALL))
+    sent = re.compile(rf"[\"']op[\"']\s*:\s*[\"']({names})[\"']")  # a request written with a literal name
+    served = re.compile(rf"\bop\s*(==|in)\s*\(?[\"']({names})[\"']")  # the agent's dispatch on a literal name
+    host = [p for p in (PACKAGE / "sandbox").rglob("*.py") if sent.search(p.read_text())]
+    agent = PACKAGE / "runtime" / "agent.py"
+    assert [p.relative_to(PACKAGE).as_posix() for p in host] == []
+    assert served.findall(agent.read_text()) == []
+    assert "import ops" in agent.read_text()

@@ -22,8 +22,9 @@ import pytest
 
 from sandbox_env.dataset import load_rows
 from sandbox_env.families.base import TaskRow
+from sandbox_env.metrics import metric_values
 from sandbox_env.rollout import Lease, LeaseError, Rollouts, SandboxSettings
-from sandbox_env.sandbox import SandboxBackend, SandboxEndedFromInside, SandboxError
+from sandbox_env.sandbox import Evidence, SandboxBackend, SandboxEndedFromInside, SandboxError
 from sandbox_env.tools import ToolArgumentError
 
 ANSWER = {"command": "echo 'hello, sandbox' > /workspace/hello.txt"}
@@ -293,3 +294,69 @@ async def test_a_cancelled_episode_leaves_no_sandbox_at_any_stage(backend, playe
     if lease is not None:
         lease.release_later()  # what the env's run() does with an episode's leases when it ends
     assert played.live == {}, f"left after a cancelled {stage}: {sorted(played.live)}"
+
+
+# -- a harness fault the backend cannot prove is said to be unproven (docs/architecture.md, "Blame") --
+
+
+class ProvingBackend(PlayedBackend):
+    """The played backend declaring every kind of evidence (as Docker on this machine does)."""
+
+    def evidence(self) -> Evidence:
+        return Evidence(usage=True, limits_changed=True, ended_from_inside=True)
+
+
+async def _fault_after_a_tool_call(lease: Lease, played: PlayedBackend) -> None:
+    played.fail("exec", SandboxError("the agent's stream closed"))
+    with pytest.raises(LeaseError):
+        await lease.call("bash", ANSWER)
+
+
+async def _fault_in_grading(lease: Lease, played: PlayedBackend) -> None:
+    await lease.call("bash", ANSWER)
+    played.fail("feed", SandboxError("the agent's stream closed"), SandboxError("again"))
+
+
+async def _fault_in_collect(lease: Lease, played: PlayedBackend) -> None:
+    played.fail("read", SandboxError("the agent's stream closed"))
+
+
+FAULTS = [_fault_after_a_tool_call, _fault_in_grading, _fault_in_collect]
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=[f.__name__.lstrip("_") for f in FAULTS])
+async def test_a_harness_fault_on_a_backend_that_cannot_prove_it_says_so_in_its_reason_and_metric(backend, played, fault):
+    assert played.evidence().missing() != []
+    lease = await _lease(backend)
+    await fault(lease, played)
+    grade = await lease.finish()
+    assert grade.score == 0.0 and grade.scoring_error, "still a harness fault: rescheduled in the open"
+    assert "cannot prove" in grade.unproven_harness_fault and "'docker'" in grade.unproven_harness_fault
+    assert grade.reason.startswith("unproven harness fault (") and grade.scoring_error in grade.reason
+    values = metric_values(grade.to_dict())
+    assert values["unproven_harness_fault"] == 1.0 and values["scoring_error"] == 1.0
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=[f.__name__.lstrip("_") for f in FAULTS])
+async def test_a_harness_fault_on_a_backend_that_proves_it_is_a_plain_scoring_error(fault):
+    played = ProvingBackend()
+    lease = await _lease(Rollouts(SandboxSettings(image="image", pool_size=0, require_evidence=True), played))
+    await fault(lease, played)
+    grade = await lease.finish()
+    assert grade.scoring_error and grade.unproven_harness_fault is None
+    assert grade.reason.startswith("scoring error: ")
+    assert metric_values(grade.to_dict())["unproven_harness_fault"] == 0.0
+
+
+async def test_the_models_own_zero_is_never_marked_unproven_on_a_backend_without_evidence(backend, played):
+    lease = await _lease(backend)
+    await lease.call("bash", ANSWER)
+    played.fail("feed", _ended())
+    grade = await lease.finish()
+    assert grade.score == 0.0 and grade.scoring_error is None and grade.unproven_harness_fault is None
+    assert metric_values(grade.to_dict())["unproven_harness_fault"] == 0.0
+
+
+def test_training_refuses_a_backend_that_cannot_prove_whose_a_fault_is(played):
+    with pytest.raises(ValueError, match="cannot prove"):
+        Rollouts(SandboxSettings(image="image", pool_size=0, require_evidence=True), played)

@@ -22,6 +22,7 @@ METRIC_NAMES = (
     "tests_passed",
     "tampered",
     "scoring_error",
+    "unproven_harness_fault",
 )
 DIFFICULTIES = ("easy", "medium", "hard")
 _JSON_FIELDS = ("files", "collect", "grading", "fixture_seeds", "measures")
@@ -76,6 +77,8 @@ class Grade:
     metrics: dict[str, float] = field(default_factory=dict)
     scoring_error: str | None = None
     tampered: bool = False
+    # a harness fault that the backend could not prove was the harness's: what it lacks (rollout.py)
+    unproven_harness_fault: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the rollout's state, which is saved and sent on (JSON as UTF-8, msgpack).

@@ -40,6 +40,7 @@ import sys
 import time
 from pathlib import Path
 
+import ops
 from clock import SideClock, stat_fields
 from supervisor import MAX_REPLY, Identity, LineReader, Outbox, write_all
 
@@ -520,23 +521,23 @@ SESSION = Session()
 
 def handle(req: dict) -> dict:
     op = req.get("op")
-    if op == "ping":
+    if op == ops.PING:
         return {"pong": True, "pid": os.getpid(), "supervised": IDENTITY.supervised, "oom_protected": IDENTITY.oom_protected}
-    if op == "exec":
+    if op == ops.EXEC:
         return op_exec(req)
-    if op == "spawn":
+    if op == ops.SPAWN:
         return op_spawn(req)
-    if op == "feed":
+    if op == ops.FEED:
         return op_feed(req)
-    if op == "write":
+    if op == ops.WRITE:
         return op_write(req)
-    if op == "read":
+    if op == ops.READ:
         return op_read(req)
-    if op == "py_start":
+    if op == ops.PY_START:
         return SESSION.start(req.get("preamble", ""), req.get("env") or {})
-    if op in ("py_exec", "py_probe"):
+    if op in (ops.PY_EXEC, ops.PY_PROBE):
         try:
-            return SESSION.run({**req, "op": "exec" if op == "py_exec" else "probe"})
+            return SESSION.run({**req, "op": "exec" if op == ops.PY_EXEC else "probe"})
         except OSError as exc:  # the sandboxed code left the session unusable: the model's, said to it
             SESSION.stop()
             output = f"[the Python session failed ({exc}): it was stopped and the namespace was lost]"

@@ -44,6 +44,7 @@ from sandbox_env.constants import (
     SPAWN_TIMEOUT,
     short,
 )
+from sandbox_env.runtime import ops
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.types import Evidence, ExecResult, Limits, PyResult, SandboxStarved
 from sandbox_env.sandbox.usage import Usage, UsagePoint
@@ -215,7 +216,7 @@ class SandboxBackend(ABC):
         Raises SandboxStarved when the wall-clock backstop (None: the default factor of
         `timeout`) passes first.
         """
-        req: dict[str, Any] = {"op": "exec", "timeout": timeout, "cwd": cwd, "env": env or {}}
+        req: dict[str, Any] = {"op": ops.EXEC, "timeout": timeout, "cwd": cwd, "env": env or {}}
         req["argv" if isinstance(cmd, list) else "command"] = cmd
         if stdin:
             req["stdin_b64"] = base64.b64encode(stdin).decode()
@@ -226,12 +227,12 @@ class SandboxBackend(ABC):
 
     async def spawn(self, sandbox_id: str, argv: list[str], cwd: str | None = None) -> int:
         """Start a program that waits for its stdin; finish it later with feed()."""
-        reply = await self.call(sandbox_id, {"op": "spawn", "argv": argv, "cwd": cwd}, timeout=SPAWN_TIMEOUT)
+        reply = await self.call(sandbox_id, {"op": ops.SPAWN, "argv": argv, "cwd": cwd}, timeout=SPAWN_TIMEOUT)
         return int(reply["handle"])
 
     async def feed(self, sandbox_id: str, handle: int, stdin: bytes, timeout: float, max_output: int | None = None) -> ExecResult:
         """Give a spawned program its stdin and wait for it to end (killed at `timeout`)."""
-        req = {"op": "feed", "handle": handle, "stdin_b64": base64.b64encode(stdin).decode(), "timeout": timeout}
+        req = {"op": ops.FEED, "handle": handle, "stdin_b64": base64.b64encode(stdin).decode(), "timeout": timeout}
         if max_output:
             req["max_output"] = max_output
         return _exec_result(await self.call(sandbox_id, req, timeout=timeout + CALL_SLACK))
@@ -243,11 +244,11 @@ class SandboxBackend(ABC):
         payload = {
             path: base64.b64encode(data.encode() if isinstance(data, str) else data).decode() for path, data in files.items()
         }
-        await self.call(sandbox_id, {"op": "write", "files": payload}, timeout=timeout)
+        await self.call(sandbox_id, {"op": ops.WRITE, "files": payload}, timeout=timeout)
 
     async def read_files(self, sandbox_id: str, paths: list[str], timeout: float = FILE_IO_TIMEOUT) -> dict[str, bytes | None]:
         """Read files; a missing one comes back as None."""
-        reply = await self.call(sandbox_id, {"op": "read", "paths": paths}, timeout=timeout)
+        reply = await self.call(sandbox_id, {"op": ops.READ, "paths": paths}, timeout=timeout)
         return {p: (None if v is None else base64.b64decode(v)) for p, v in reply["files"].items()}
 
 
@@ -289,18 +290,18 @@ class Sandbox:
         self, preamble: str = "", env: dict[str, str] | None = None, timeout: float = SESSION_START_TIMEOUT
     ) -> str:
         """(Re)start the persistent session and run `preamble` in it; returns what the preamble printed."""
-        reply = await self.backend.call(self.id, {"op": "py_start", "preamble": preamble, "env": env or {}}, timeout)
+        reply = await self.backend.call(self.id, {"op": ops.PY_START, "preamble": preamble, "env": env or {}}, timeout)
         return reply.get("output", "")
 
     async def run_python(self, code: str, timeout: float = 30, backstop: float | None = None) -> PyResult:
         """Run a cell, interrupted at `timeout` of active time; raises SandboxStarved when the backstop passes first."""
-        request, wait = _limited({"op": "py_exec", "code": code, "timeout": timeout}, backstop)
+        request, wait = _limited({"op": ops.PY_EXEC, "code": code, "timeout": timeout}, backstop)
         reply = self.backend._settled(self.id, await self.backend.call(self.id, request, wait))
         return PyResult(reply.get("output", ""), reply.get("timed_out", False), reply.get("restarted", False))
 
     async def probe(self, name: str, timeout: float = 30) -> Any:
         """A session variable as tagged JSON (see docs/architecture.md); raises RuntimeError when unreadable."""
-        request, wait = _limited({"op": "py_probe", "name": name, "timeout": timeout}, None)
+        request, wait = _limited({"op": ops.PY_PROBE, "name": name, "timeout": timeout}, None)
         reply = self.backend._settled(self.id, await self.backend.call(self.id, request, wait))
         if "value" not in reply:
             raise RuntimeError(f"probe of {name!r} failed: {reply.get('output', reply)}")

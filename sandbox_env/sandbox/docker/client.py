@@ -45,6 +45,7 @@ from typing import Any
 import docker.errors
 
 from sandbox_env.constants import ENGINE_MESSAGE_CHARS, READY_TIMEOUT, SANDBOX_USER, SHORT_ID, short
+from sandbox_env.runtime import ops
 from sandbox_env.sandbox.budget import SandboxBudget, Slot, default_max_sandboxes
 from sandbox_env.sandbox.docker import cgroup, fuse, reaper
 from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
@@ -312,7 +313,7 @@ class DockerBackend(SandboxBackend):
     def _wait_ready(self, sandbox_id: str) -> None:
         rec = self._record(sandbox_id)
         try:
-            rec.channel.call({"op": "ping"}, timeout=READY_TIMEOUT)
+            rec.channel.call({"op": ops.PING}, timeout=READY_TIMEOUT)
         except (ChannelError, docker.errors.APIError) as exc:
             raise SandboxError(f"sandbox {short(sandbox_id)} did not become ready: {exc}") from exc
 
