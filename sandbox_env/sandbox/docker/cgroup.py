@@ -56,6 +56,10 @@ def _read(path: Path) -> str | None:
         return None
 
 
+def _read_in(folder: Path, name: str) -> str | None:
+    return _read(folder / name if name else folder)
+
+
 class Files:
     """Kept-open descriptors of one container's files, each read again with `pread` (see the module's Cost).
 
@@ -66,23 +70,28 @@ class Files:
     """
 
     def __init__(self) -> None:
-        self._fds: dict[str, int | None] = {}  # path: descriptor, or None for a file that does not exist
+        self._fds: dict[tuple[Path | str, str], int | None] = {}  # (folder, name): descriptor, or None for a file that does not exist
         self._lock = threading.Lock()
         self._closed = False
 
     def read(self, path: Path | str) -> str | None:
-        key = str(path)
+        return self.read_in(path, "")
+
+    def read_in(self, folder: Path | str, name: str) -> str | None:
+        """The file `name` in `folder` (`name` "": `folder` is the file), or None when it cannot be read."""
+        key = (folder, name)
         with self._lock:
             if self._closed:
                 return None
             fd = self._fds.get(key, -1)
             if fd == -1:
+                path = f"{folder}/{name}" if name else str(folder)
                 try:
-                    fd = os.open(key, os.O_RDONLY | os.O_CLOEXEC)
+                    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
                 except FileNotFoundError:
                     fd = None
                 except OSError:  # out of descriptors, or refused: read it the slow way, keep nothing
-                    return _read(Path(key))
+                    return _read(Path(path))
                 self._fds[key] = fd
             if fd is None:
                 return None
@@ -160,32 +169,32 @@ def sample(paths: CgroupPaths, files: Files | None = None) -> UsagePoint | None:
     """
     if not paths.found:
         return None
-    read = files.read if files is not None else _read
+    read = files.read_in if files is not None else _read_in
     u = paths.unified
-    cpu_us = _field(read(u / "cpu.stat"), "usage_usec") if u else None
+    cpu_us = _field(read(u, "cpu.stat"), "usage_usec") if u else None
     cpu_ns = cpu_us * 1000 if cpu_us is not None else None
     if cpu_ns is None and paths.cpuacct:
-        cpu_ns = _number(read(paths.cpuacct / "cpuacct.usage"))
-    stall_us = _field(read(u / "cpu.pressure"), "some_total") if u else None
+        cpu_ns = _number(read(paths.cpuacct, "cpuacct.usage"))
+    stall_us = _field(read(u, "cpu.pressure"), "some_total") if u else None
     if stall_us is None:
-        stall_us = _field(read(HOST_PRESSURE), "some_total")
-    forks = _field(read(paths.pids / "pids.events"), "max") if paths.pids else None
+        stall_us = _field(read(HOST_PRESSURE, ""), "some_total")
+    forks = _field(read(paths.pids, "pids.events"), "max") if paths.pids else None
     if forks is None and u:
-        forks = _field(read(u / "pids.events"), "max")
+        forks = _field(read(u, "pids.events"), "max")
     pids_dir = paths.pids or u
-    pids = _number(read(pids_dir / "pids.current")) if pids_dir else None
-    pids_max = _number(read(pids_dir / "pids.max")) if pids_dir else None
+    pids = _number(read(pids_dir, "pids.current")) if pids_dir else None
+    pids_max = _number(read(pids_dir, "pids.max")) if pids_dir else None
     ooms = hits = memory_max = None
     if paths.memory:
-        ooms = _field(read(paths.memory / "memory.oom_control"), "oom_kill")
-        hits = _number(read(paths.memory / "memory.failcnt"))
-        memory_max = _number(read(paths.memory / "memory.limit_in_bytes"))
+        ooms = _field(read(paths.memory, "memory.oom_control"), "oom_kill")
+        hits = _number(read(paths.memory, "memory.failcnt"))
+        memory_max = _number(read(paths.memory, "memory.limit_in_bytes"))
     if u and (ooms is None or hits is None):
-        events = read(u / "memory.events")
+        events = read(u, "memory.events")
         ooms = ooms if ooms is not None else _field(events, "oom_kill")
         hits = hits if hits is not None else _field(events, "max")
     if u and memory_max is None:
-        memory_max = _number(read(u / "memory.max"))
+        memory_max = _number(read(u, "memory.max"))
     if cpu_ns is None and forks is None and ooms is None:
         return None
     return UsagePoint(

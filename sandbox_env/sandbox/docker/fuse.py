@@ -110,15 +110,17 @@ def find_server(attrs: dict, proc: Path = PROC) -> Server | None:
     return found[0] if len(found) == 1 else None
 
 
-def served_cpu(server: Server | None, proc: Path = PROC, read: Callable[[Path], str | None] | None = None) -> float | None:
+def served_cpu(server: Server | None, proc: Path = PROC, read: Callable[[str], str | None] | None = None) -> float | None:
     """CPU seconds the server has spent so far, or None when it is not (or no longer) that process.
 
     `read`: how to read its stat (the container's kept-open files, cgroup.Files.read); by path when None.
     """
     if server is None:
         return None
-    path = proc / str(server.pid) / "stat"
-    text = _read(path) if read is None else (read(path) or "").encode()
+    if read is None:
+        text = _read(proc / str(server.pid) / "stat")
+    else:
+        text = (read(f"{proc}/{server.pid}/stat") or "").encode()
     times = stat_times(text or b"")
     if times is None or times[1] != server.started:
         return None
