@@ -70,7 +70,8 @@ class Files:
     """
 
     def __init__(self) -> None:
-        self._fds: dict[tuple[Path | str, str], int | None] = {}  # (folder, name): descriptor, or None for a file that does not exist
+        # (folder, name): its descriptor, or None for a file that does not exist
+        self._fds: dict[tuple[Path | str, str], int | None] = {}
         self._lock = threading.Lock()
         self._closed = False
 
