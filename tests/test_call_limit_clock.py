@@ -15,8 +15,12 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sandbox_env" / "runtime"))
-import agent  # noqa: E402
+RUNTIME = str(Path(__file__).resolve().parents[1] / "sandbox_env" / "runtime")
+sys.path.insert(0, RUNTIME)  # the agent imports its neighbours as the image runs it
+try:
+    import agent
+finally:
+    sys.path.remove(RUNTIME)
 
 
 class _Time:
