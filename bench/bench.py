@@ -1,11 +1,14 @@
 """Speed and memory of the sandbox, each figure beside its floor measured in the same run.
 
-    python bench/bench.py [--n 20] [--skip-rollouts] [--skip-grading] [--skip-cpu] [--cpu-n 20]
+    python bench/bench.py [--n 20] [--skip-rollouts] [--skip-grading] [--skip-peer] [--skip-cpu] [--cpu-n 20]
 
 Prints medians (and ratios against the floors): sandbox ready (cold and from the
 warm pool) against raw SDK create+start and `docker run --rm IMAGE true`; `bash("true")`
-and `execute_code("1")` against raw `docker exec true` through the SDK and the CLI;
-grading time per family; reference-rollout throughput at concurrency 1, 8 and 32;
+and `execute_code("1")` against raw `docker exec true` through the SDK and the CLI, and
+the breakdown of one call (host side CPU, channel, agent, the command itself); the peer
+side by side: verifiers 0.4's DockerRuntime on the same image (bench/peer.py, run with
+the verifiers 0.4 venv's Python: .venv-v1, `make setup-v1`; `--peer-python` names
+another) with the ratio per call; grading time per family; reference-rollout throughput at concurrency 1, 8 and 32;
 memory of an idle sandbox; then core-seconds per rollout of each family through
 `websandbox eval`, beside its floor and with a breakdown (bench/cpu.py).
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import subprocess
 import sys
@@ -86,7 +90,7 @@ def raw_floors(image: str, n: int) -> dict[str, float]:
     return out
 
 
-async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: dict[str, float]) -> None:
+async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: dict[str, float]) -> dict[str, float]:
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
@@ -106,7 +110,8 @@ async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: di
         times.append(time.perf_counter() - t0)
         await backend.delete(sid)
         await pool.wait_full(timeout=120)
-    record("sandbox ready, from the warm pool", ms(statistics.median(times)), "")
+    warm = statistics.median(times)
+    record("sandbox ready, from the warm pool", ms(warm), "")
     await pool.stop()
 
     async with backend.sandbox(image) as sb:
@@ -118,10 +123,103 @@ async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: di
         ratio_cli = floors["cli_exec_true"] / bash
         record("bash('true') round trip", ms(bash), f"{ratio_sdk:.2f}x SDK exec, {ratio_cli:.1f}x faster than CLI exec")
         record("execute_code('1') round trip", ms(code), "")
+        await call_breakdown(backend, sb, n * 5)
         await asyncio.sleep(1)
         stats = docker_client().api.stats(sid, stream=False)
         mem = stats["memory_stats"].get("usage", 0) - stats["memory_stats"].get("stats", {}).get("inactive_file", 0)
         record("memory of an idle sandbox (agent + session)", f"{mem / 2**20:.1f} MiB", "")
+    return {"cold": cold, "pool": warm, "bash": bash, "code": code}
+
+
+PEER_TARGET = 10.0  # times faster per call than the peer (the issue's target)
+
+
+def peer_figures(image: str, n: int, ours: dict[str, float], python: Path) -> None:
+    """verifiers 0.4's DockerRuntime on the same image, beside websandbox's figures of this run."""
+    if not python.exists():
+        record("peer (verifiers 0.4 DockerRuntime)", "skipped", f"no {python}: `make setup-v1`, or --peer-python")
+        return
+    done = subprocess.run(
+        [str(python), str(Path(__file__).resolve().parent / "peer.py"), image, str(n)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if done.returncode != 0:
+        record("peer (verifiers 0.4 DockerRuntime)", "failed", done.stderr.strip().splitlines()[-1][:120])
+        return
+    peer = json.loads(done.stdout.strip().splitlines()[-1])
+    print("peer side by side (verifiers 0.4 DockerRuntime: one `docker` CLI call per operation; same image, same run):")
+    record(
+        "peer start() / websandbox cold start",
+        f"{ms(peer['start'])} / {ms(ours['cold'])}",
+        f"{peer['start'] / ours['cold']:.1f}x faster; from the warm pool {ms(ours['pool'])}",
+    )
+    for name, theirs, mine in (
+        ("peer run(['true']) / bash('true')", peer["run_true"], ours["bash"]),
+        ("peer run(['python','-c','1']) / execute_code('1')", peer["run_python"], ours["code"]),
+    ):
+        ratio = theirs / mine
+        verdict = "meets" if ratio >= PEER_TARGET else "below"
+        record(name, f"{ms(theirs)} / {ms(mine)}", f"{ratio:.1f}x faster per call ({verdict} the {PEER_TARGET:g}x target)")
+
+
+# Timed inside the container by the session (uid 1000, as the agent's children): the command alone, no agent.
+COMMAND_ALONE = """
+import subprocess, statistics, time
+def _alone(n):
+    bash, cell = [], []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        subprocess.run(["/bin/bash", "-c", "true"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        bash.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        exec(compile("1", "<cell>", "exec"), {})
+        cell.append(time.perf_counter() - t0)
+    return statistics.median(bash), statistics.median(cell)
+"""
+
+
+async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]:
+    """Where one call's time goes: host side CPU, the channel, the agent, the command itself.
+
+    - host side CPU: this process's CPU time per call (event loop, worker thread, backend,
+      channel), from `time.process_time`;
+    - channel: the round trip of a `ping` (host, engine, the agent's smallest reply);
+    - the command: `bash -c true` started from Python, and the cell `1` compiled and run,
+      each timed inside the container with no agent around it;
+    - agent: what is left (its request handling, spawning, the clock, the session's pipe).
+    Each is a median; the parts are medians of different runs, so they add up only roughly.
+    """
+
+    async def per_call(fn) -> tuple[float, float]:
+        wall, cpu = [], []
+        for _ in range(n):
+            c0, t0 = time.process_time(), time.perf_counter()
+            await fn()
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+        return statistics.median(wall), statistics.median(cpu)
+
+    ping, _ = await per_call(lambda: backend.call(sb.id, {"op": "ping"}, 30))
+    await sb.run_python(COMMAND_ALONE)
+    printed = (await sb.run_python(f"print(*_alone({n}))", timeout=120)).output
+    bash_alone, cell_alone = (float(x) for x in printed.split())
+    out = {"ping": ping}
+    print("  breakdown of one call (medians; agent = round trip - channel - command):", flush=True)
+    for name, fn, alone_s, what in (
+        ("bash('true')", lambda: sb.exec("true"), bash_alone, "`bash -c true` started from Python"),
+        ("execute_code('1')", lambda: sb.run_python("1"), cell_alone, "the cell compiled and run"),
+    ):
+        wall, cpu = await per_call(fn)
+        agent = max(0.0, wall - ping - alone_s)
+        record(f"  {name} round trip", ms(wall), "")
+        record("    host side CPU (this process)", ms(cpu), "")
+        record("    channel (a ping's round trip)", ms(ping), "host, engine, the agent's smallest reply")
+        record("    agent (the rest)", ms(agent), "request handling, spawn, clock, session pipe")
+        record("    the command itself", ms(alone_s), f"{what}, timed in the container")
+        out[name] = wall
+    return out
 
 
 async def grading_figures(backend: DockerBackend, image: str, n: int) -> None:
@@ -216,7 +314,9 @@ async def main_async(args: argparse.Namespace) -> None:
     print("websandbox:", flush=True)
     backend = DockerBackend()
     try:
-        await sandbox_figures(backend, image, args.n, floors)
+        ours = await sandbox_figures(backend, image, args.n, floors)
+        if not args.skip_peer:
+            await asyncio.to_thread(peer_figures, image, args.n, ours, args.peer_python)
         if not args.skip_grading:
             await grading_figures(backend, image, args.n)
         if not args.skip_rollouts:
@@ -230,6 +330,13 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=20, help="repetitions per figure (default 20)")
     ap.add_argument("--rollouts", type=int, default=64, help="rollouts per throughput level (default 64)")
     ap.add_argument("--skip-rollouts", action="store_true")
+    ap.add_argument("--skip-peer", action="store_true", help="skip verifiers 0.4's DockerRuntime (bench/peer.py)")
+    ap.add_argument(
+        "--peer-python",
+        type=Path,
+        default=Path(__file__).resolve().parents[1] / ".venv-v1" / "bin" / "python",
+        help="a Python with verifiers 0.4 installed (default: the checkout's .venv-v1)",
+    )
     ap.add_argument("--skip-grading", action="store_true")
     ap.add_argument("--skip-cpu", action="store_true", help="skip core-seconds per rollout (bench/cpu.py)")
     ap.add_argument("--cpu-n", type=int, default=20, help="tasks per family for the CPU figures (default 20)")

@@ -18,6 +18,18 @@ the same way, and the reply carries `starved` (wall, active and CPU seconds), wh
 host takes for a harness fault, never for the model's timeout. A request without a
 backstop (a grader program, which the host judges itself) counts the wall clock.
 
+The clock costs nothing on a call that ends quickly: its first sample (the baseline, a
+pass over /proc) is taken `FIRST_SAMPLE` seconds into the call, not at its start, so a
+call that ends before then never samples. Up to FIRST_SAMPLE seconds before the baseline
+count as active (the one error, at most 50 ms of a limit of seconds, and towards the
+model's timeout, never towards a harness fault); when the agent itself gets to the
+baseline late (a busy sandbox or host), the time past FIRST_SAMPLE before it counts as
+not active, so the call runs on towards its backstop, where the host's own evidence
+judges it (sandbox/interface.py, `_settle_backstop`). Measured on a 2-core host at load 6,
+a baseline at the start of every call (0.2 ms of the agent's CPU) made `execute_code("1")`
+take 3.4 ms instead of 0.1 ms inside the container: on a busy host, every bit of CPU on
+the path of a call costs a wait for a CPU.
+
 The session's replies are bound to their requests too: each request to the session
 carries a fresh random id, and a line on the session's reply pipe that is not the
 reply to the current request (something the model wrote to the session's private
@@ -29,9 +41,11 @@ model is told: a cell can break its own session, never shift a later reply.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import secrets
+import select
 import selectors
 import signal
 import stat
@@ -57,6 +71,7 @@ EXEC_REPLY_BUDGET = MAX_REPLY - (64 << 10)
 READ_BUDGET = (MAX_REPLY - (256 << 10)) * 3 // 4  # raw bytes of files per read reply (base64 grows by 4/3)
 IDENTITY = Identity()
 TICK = 0.2  # seconds between samples of the sandboxed side's clock while a call runs
+FIRST_SAMPLE = 0.05  # seconds into a call at which its clock takes its baseline (see the module)
 # Samples are spaced out (up to MAX_TICK) so that they take at most 5% of a CPU, and more
 # when a sample takes long on the wall clock: on a starved sandbox the agent's own CPU is
 # scarce, and its heartbeats (supervisor.Outbox) must not wait behind its sampling.
@@ -74,8 +89,12 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def _harness_pids() -> set[int]:
-    """The agent and the processes above it (docker-init): everything else in the container is the sandbox's."""
+@functools.cache
+def _harness_pids() -> frozenset[int]:
+    """The agent and the processes above it (docker-init): everything else in the container is the sandbox's.
+
+    The same for the agent's whole life (it never changes parent), so read once.
+    """
     pids, pid = {os.getpid()}, os.getpid()
     while pid > 1:
         fields = stat_fields(pid)
@@ -84,7 +103,7 @@ def _harness_pids() -> set[int]:
         except (ValueError, IndexError):
             break
         pids.add(pid)
-    return pids
+    return frozenset(pids)
 
 
 class CallLimit:
@@ -102,24 +121,34 @@ class CallLimit:
         self.limit = limit
         self.started = time.monotonic()
         self.end = self.started + max(limit, float(backstop or 0))
-        self.clock = SideClock(_harness_pids()) if backstop else None
-        self.next_tick = self.started + TICK
+        self.on_side_clock = bool(backstop)
+        self.clock: SideClock | None = None  # made at the first sample, FIRST_SAMPLE into the call
+        self.credit = 0.0  # active seconds before the clock's baseline (at most FIRST_SAMPLE)
+        self.next_tick = self.started + FIRST_SAMPLE
         self.outcome: str | None = None
+
+    @property
+    def active(self) -> float:
+        return self.credit + (self.clock.active if self.clock is not None else 0.0)
 
     def remaining(self) -> float:
         if self.outcome is not None:
             return 0.0
         now = time.monotonic()
-        if self.clock is None:
+        if not self.on_side_clock:
             if now >= self.end:
                 self.outcome = self.TIMED_OUT
                 return 0.0
             return self.end - now
         if now >= self.next_tick or now >= self.end:
-            self.clock.tick()
+            if self.clock is None:
+                self.clock = SideClock(_harness_pids())
+                self.credit = min(now - self.started, FIRST_SAMPLE)
+            else:
+                self.clock.tick()
             took = time.monotonic() - now  # long when the agent itself waits for a CPU
             self.next_tick = now + min(MAX_TICK, max(TICK, 20 * self.clock.cost, 10 * took))
-            if self.clock.active >= self.limit:
+            if self.active >= self.limit:
                 self.outcome = self.TIMED_OUT
             elif now >= self.end:
                 self.outcome = self.STARVED
@@ -130,8 +159,9 @@ class CallLimit:
     def report(self) -> dict:
         """What the sandbox got of the call's wall time (the evidence in a `starved` reply)."""
         out = {"limit": self.limit, "wall": round(time.monotonic() - self.started, 3)}
-        if self.clock is not None:
-            out.update(active=round(self.clock.active, 3), cpu=round(self.clock.cpu, 3))
+        if self.on_side_clock:
+            cpu = self.clock.cpu if self.clock is not None else 0.0
+            out.update(active=round(self.active, 3), cpu=round(cpu, 3))
         return out
 
 
@@ -204,7 +234,31 @@ def _drain(proc: subprocess.Popen, stdin: bytes, limit: CallLimit, cap: int) -> 
 def _spawn(argv: list[str], **kwargs) -> subprocess.Popen:
     """Start a program as the sandbox user, in its own session, with an OOM score above the agent's."""
     with IDENTITY.spawning():
-        return subprocess.Popen(IDENTITY.child_argv(argv), start_new_session=True, close_fds=True, **kwargs)
+        return subprocess.Popen(argv, start_new_session=True, close_fds=True, **IDENTITY.child_credentials(), **kwargs)
+
+
+def _reap(proc: subprocess.Popen, timeout: float) -> int | None:
+    """The exit code of `proc` once it exits, waiting up to `timeout` seconds; None if it has not.
+
+    Waits on a pidfd, so it returns as soon as the process exits (Popen.wait with a timeout
+    polls with sleeps: about 1 ms of a call's wall time whenever the command has closed its
+    pipes but not yet exited).
+    """
+    code = proc.poll()
+    if code is not None:
+        return code
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (OSError, AttributeError):  # a kernel without pidfds: poll
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+    try:
+        select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+    return proc.poll()
 
 
 def _popen(req: dict) -> subprocess.Popen | dict:
@@ -230,9 +284,8 @@ def _finish(proc: subprocess.Popen, req: dict) -> dict:
     cap = int(req.get("max_output") or DEFAULT_MAX_OUTPUT)
     stdin = base64.b64decode(req.get("stdin_b64") or "")
     out, err, dropped, ended = _drain(proc, stdin, limit, cap)
-    try:
-        code = proc.wait(timeout=2)
-    except subprocess.TimeoutExpired:
+    code = _reap(proc, 2)
+    if code is None:
         _kill_group(proc)
         code = proc.wait()
     if ended is None:

@@ -23,10 +23,19 @@ full id (64 hex digits, random), so finding it proves the container runs on this
 machine's kernel. A remote engine's container (`DOCKER_HOST`) has none here, and then no
 file is read for it, not even the host's `/proc/pressure/cpu` (read only beside a
 container's own v1 directories).
+
+Cost: a backend samples each container before and after every call, so `Files` keeps
+each file open and reads it again with one `pread` (the kernel regenerates a cgroup or
+/proc file read from offset 0): about 2 us a file, against about 35 us to open, read and
+close it by path (measured on this 2-core host, cgroup v1). A sample is a dozen reads:
+about 0.05 ms instead of 0.5-0.75 ms. A descriptor is bound to the file it was opened on,
+so a closed and removed cgroup reads as an error (None), never as another container's.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,11 +46,68 @@ ROOT = Path("/sys/fs/cgroup")
 HOST_PRESSURE = Path("/proc/pressure/cpu")
 
 
+READ_SIZE = 8192  # more than any file read here holds
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text()
     except OSError:
         return None
+
+
+def _read_in(folder: Path, name: str) -> str | None:
+    return _read(folder / name if name else folder)
+
+
+class Files:
+    """Kept-open descriptors of one container's files, each read again with `pread` (see the module's Cost).
+
+    Thread-safe: the backend's sampler and its calls read at once, and `close` (when the
+    container is removed) waits for a read in progress, so a descriptor number is never
+    read after it was closed and perhaps handed to another file. A file that cannot be
+    opened because this process has no descriptor left is read by path instead.
+    """
+
+    def __init__(self) -> None:
+        # (folder, name): its descriptor, or None for a file that does not exist
+        self._fds: dict[tuple[Path | str, str], int | None] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def read(self, path: Path | str) -> str | None:
+        return self.read_in(path, "")
+
+    def read_in(self, folder: Path | str, name: str) -> str | None:
+        """The file `name` in `folder` (`name` "": `folder` is the file), or None when it cannot be read."""
+        key = (folder, name)
+        with self._lock:
+            if self._closed:
+                return None
+            fd = self._fds.get(key, -1)
+            if fd == -1:
+                path = f"{folder}/{name}" if name else str(folder)
+                try:
+                    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                except FileNotFoundError:
+                    fd = None
+                except OSError:  # out of descriptors, or refused: read it the slow way, keep nothing
+                    return _read(Path(path))
+                self._fds[key] = fd
+            if fd is None:
+                return None
+            try:
+                return os.pread(fd, READ_SIZE, 0).decode("ascii", "replace")
+            except OSError:
+                return None
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            if fd is not None:
+                os.close(fd)
 
 
 def _number(text: str | None) -> int | None:
@@ -97,35 +163,39 @@ def find(cid: str, root: Path = ROOT) -> CgroupPaths:
     return CgroupPaths(unified, v1["cpuacct"], v1["pids"], v1["memory"])
 
 
-def sample(paths: CgroupPaths) -> UsagePoint | None:
-    """Cumulative counters of one container now, or None when its cgroup cannot be read."""
+def sample(paths: CgroupPaths, files: Files | None = None) -> UsagePoint | None:
+    """Cumulative counters of one container now, or None when its cgroup cannot be read.
+
+    `files`: that container's kept-open files (reads by path when None).
+    """
     if not paths.found:
         return None
+    read = files.read_in if files is not None else _read_in
     u = paths.unified
-    cpu_us = _field(_read(u / "cpu.stat"), "usage_usec") if u else None
+    cpu_us = _field(read(u, "cpu.stat"), "usage_usec") if u else None
     cpu_ns = cpu_us * 1000 if cpu_us is not None else None
     if cpu_ns is None and paths.cpuacct:
-        cpu_ns = _number(_read(paths.cpuacct / "cpuacct.usage"))
-    stall_us = _field(_read(u / "cpu.pressure"), "some_total") if u else None
+        cpu_ns = _number(read(paths.cpuacct, "cpuacct.usage"))
+    stall_us = _field(read(u, "cpu.pressure"), "some_total") if u else None
     if stall_us is None:
-        stall_us = _field(_read(HOST_PRESSURE), "some_total")
-    forks = _field(_read(paths.pids / "pids.events"), "max") if paths.pids else None
+        stall_us = _field(read(HOST_PRESSURE, ""), "some_total")
+    forks = _field(read(paths.pids, "pids.events"), "max") if paths.pids else None
     if forks is None and u:
-        forks = _field(_read(u / "pids.events"), "max")
+        forks = _field(read(u, "pids.events"), "max")
     pids_dir = paths.pids or u
-    pids = _number(_read(pids_dir / "pids.current")) if pids_dir else None
-    pids_max = _number(_read(pids_dir / "pids.max")) if pids_dir else None
+    pids = _number(read(pids_dir, "pids.current")) if pids_dir else None
+    pids_max = _number(read(pids_dir, "pids.max")) if pids_dir else None
     ooms = hits = memory_max = None
     if paths.memory:
-        ooms = _field(_read(paths.memory / "memory.oom_control"), "oom_kill")
-        hits = _number(_read(paths.memory / "memory.failcnt"))
-        memory_max = _number(_read(paths.memory / "memory.limit_in_bytes"))
+        ooms = _field(read(paths.memory, "memory.oom_control"), "oom_kill")
+        hits = _number(read(paths.memory, "memory.failcnt"))
+        memory_max = _number(read(paths.memory, "memory.limit_in_bytes"))
     if u and (ooms is None or hits is None):
-        events = _read(u / "memory.events")
+        events = read(u, "memory.events")
         ooms = ooms if ooms is not None else _field(events, "oom_kill")
         hits = hits if hits is not None else _field(events, "max")
     if u and memory_max is None:
-        memory_max = _number(_read(u / "memory.max"))
+        memory_max = _number(read(u, "memory.max"))
     if cpu_ns is None and forks is None and ooms is None:
         return None
     return UsagePoint(

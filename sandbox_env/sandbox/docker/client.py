@@ -48,6 +48,7 @@ from sandbox_env.constants import ENGINE_MESSAGE_CHARS, READY_TIMEOUT, SANDBOX_U
 from sandbox_env.runtime import ops
 from sandbox_env.sandbox.budget import SandboxBudget, Slot, default_max_sandboxes
 from sandbox_env.sandbox.docker import cgroup, fuse, reaper
+from sandbox_env.sandbox.docker.cgroup import Files as CgroupFiles
 from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
 from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.docker.engine import docker_client, engine_info, engine_on_local_socket
@@ -74,6 +75,7 @@ class _Record:
     channel: AgentChannel
     slot: Slot | None
     cgroup: cgroup.CgroupPaths | None = None
+    files: CgroupFiles = field(default_factory=CgroupFiles)  # its cgroup's (and server's) files, kept open
     server: fuse.Server | None = None  # the host process serving its root filesystem, when there is one
     removing: bool = False
     agent_user: str | None = None  # the user the agent runs as (the container's)
@@ -209,11 +211,11 @@ class DockerBackend(SandboxBackend):
             return None
         if rec.cgroup is None:
             rec.cgroup = cgroup.find(sandbox_id)
-        point = cgroup.sample(rec.cgroup)
+        point = cgroup.sample(rec.cgroup, rec.files)
         if point is None:
             return None
         if rec.server is not None:
-            point = replace(point, served=fuse.served_cpu(rec.server))
+            point = replace(point, served=fuse.served_cpu(rec.server, read=rec.files.read))
         changed = changed_limits(point, memory_bytes=self.limits.memory_mb << 20, pids=self.limits.pids)
         return replace(point, limits_changed=changed) if changed else point
 
@@ -345,9 +347,11 @@ class DockerBackend(SandboxBackend):
     def _check_limits(self, sandbox_id: str, rec: _Record, when: str) -> None:
         """Raise a harness fault when the sandbox's limits are not the ones this backend set (blame.py, rule 5).
 
-        Read before and after every call (a dozen small cgroup files): a limit lowered from
-        outside between turns or during a call makes the model's commands fail to start or
-        run out of memory, and nothing a call returns under it is the model's doing.
+        Read before and after every call (a dozen small cgroup files, kept open: about 0.05 ms;
+        cgroup.Files): a limit lowered from outside between turns or during a call makes the
+        model's commands fail to start or run out of memory, and nothing a call returns under
+        it is the model's doing. The point taken before the call is also the baseline of the
+        evidence when the call fails at once (a container gone leaves no cgroup to read).
         """
         point = self.usage_point(sandbox_id)
         if point is None:
@@ -408,6 +412,7 @@ class DockerBackend(SandboxBackend):
                 raise
         rec = self._records.pop(sandbox_id, None)
         if rec is not None:
+            rec.files.close()
             self.budget.release(rec.slot)
         self._events.forget(sandbox_id)
 

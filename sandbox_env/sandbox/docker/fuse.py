@@ -31,12 +31,13 @@ than one matches, nothing is found and the evidence is the cgroup's alone, as be
 
 Cost: one pass over /proc when a container starts (its `comm` files, and the command line
 of the few fuse-overlayfs processes: 4 ms with 200 processes on the host, in the backend's
-thread pool), then one read of the server's /proc/PID/stat a sample.
+thread pool), then one read of the server's /proc/PID/stat a sample (a `pread` of a kept-open descriptor).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,11 +110,18 @@ def find_server(attrs: dict, proc: Path = PROC) -> Server | None:
     return found[0] if len(found) == 1 else None
 
 
-def served_cpu(server: Server | None, proc: Path = PROC) -> float | None:
-    """CPU seconds the server has spent so far, or None when it is not (or no longer) that process."""
+def served_cpu(server: Server | None, proc: Path = PROC, read: Callable[[str], str | None] | None = None) -> float | None:
+    """CPU seconds the server has spent so far, or None when it is not (or no longer) that process.
+
+    `read`: how to read its stat (the container's kept-open files, cgroup.Files.read); by path when None.
+    """
     if server is None:
         return None
-    times = stat_times(_read(proc / str(server.pid) / "stat") or b"")
+    if read is None:
+        text = _read(proc / str(server.pid) / "stat")
+    else:
+        text = (read(f"{proc}/{server.pid}/stat") or "").encode()
+    times = stat_times(text or b"")
     if times is None or times[1] != server.started:
         return None
     return times[0]
