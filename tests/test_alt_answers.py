@@ -68,3 +68,20 @@ def test_a_copy_of_the_reference_counts_as_no_route_of_its_own():
     reformatted = '# the same, laid out otherwise\nresult = list(\n    Book.objects.values_list("title")\n)\n'
     assert _answer_shape(source) == _answer_shape(reformatted)
     assert _answer_shape(source) != _answer_shape(source.replace("title", "isbn"))
+
+
+def _tagged(rows: list[tuple]) -> dict:
+    return {"list": [{"tuple": list(r)} for r in rows]}
+
+
+def test_an_orm_alt_that_misses_one_drawn_variant_is_reported():
+    from sandbox_env.verify.orm import alt_variant_problems
+
+    frozen = {"0": [["a", 1]], "2": [["b", 2]], "5": [["c", 3], ["d", 0.5]]}
+    right = {2: {"alt_x": _tagged([("b", 2)])}, 5: {"alt_x": _tagged([("c", 3), ("d", 0.5 + 1e-12)])}}
+    assert alt_variant_problems(frozen, right, ["alt_x"]) == []  # float noise within the grader's tolerance
+    wrong = {2: {"alt_x": _tagged([("b", 2)])}, 5: {"alt_x": _tagged([("d", 0.5), ("c", 3)])}}
+    assert [p.split(":")[0] for p in alt_variant_problems(frozen, wrong, ["alt_x"])] == ["alt_x on variant 5"]
+    failed = {2: {"alt_x": {"failed": "Traceback ..."}}, 5: {}}
+    assert len(alt_variant_problems(frozen, failed, ["alt_x"])) == 2  # a crash and a variant never run
+
