@@ -84,4 +84,3 @@ def test_an_orm_alt_that_misses_one_drawn_variant_is_reported():
     assert [p.split(":")[0] for p in alt_variant_problems(frozen, wrong, ["alt_x"])] == ["alt_x on variant 5"]
     failed = {2: {"alt_x": {"failed": "Traceback ..."}}, 5: {}}
     assert len(alt_variant_problems(frozen, failed, ["alt_x"])) == 2  # a crash and a variant never run
-

@@ -1,4 +1,4 @@
-# default-value Header() parameters instead of Annotated, the list defaulting through a None
+# default-value Header() parameters instead of Annotated
 from fastapi import FastAPI, Header
 
 app = FastAPI()
@@ -8,6 +8,6 @@ app = FastAPI()
 async def read_headers(
     user_agent: str | None = Header(default=None),
     strange_header: str | None = Header(default=None, convert_underscores=False),
-    x_token: list[str] | None = Header(default=None),
+    x_token: list[str] = Header(default=[]),
 ):
-    return {"user_agent": user_agent, "strange_header": strange_header, "x_token": x_token or []}
+    return {"user_agent": user_agent, "strange_header": strange_header, "x_token": x_token}
