@@ -11,7 +11,11 @@ inserted in opposite orders (no tie the spec leaves open decides them), are exac
 through JSON and non-trivial, and every wrong_*.py answer gives other rows. `--freeze`
 writes the admitted variants' rows to fixture_variants.json; verification replays the reference
 and the wrong answers over every admitted variant (one container per variant and build,
-every task in it) and fails a task whose frozen rows no longer come out. Nothing is
+every task in it) and fails a task whose frozen rows no longer come out. The `alt_*.py`
+answers run there too: a rollout grades one variant, drawn per sandbox, so an alt that
+matched variant 0 alone would pass the rollout control and fail a training rollout that
+drew another variant; each alt must give the frozen rows, by the grader's comparison, on
+every admitted variant (control `alt_variants`). Nothing is
 declared by hand: a variant that fails a check is left out of the task, and a variant
 whose rows equal variant 0's, or an admitted variant's, is left out too (it would not change
 the answer key).
@@ -152,6 +156,34 @@ def admit_variant(
     return plain, "admitted"
 
 
+def alt_cells(folder: Path) -> dict[str, str]:
+    """The task's alt_*.py answers as cells by name."""
+    return {p.stem: p.read_text() for p in sorted(folder.glob("alt_*.py"))}
+
+
+def alt_variant_problems(frozen: dict[str, Any], alt_rows: dict[int, dict[str, Any]], alts: list[str]) -> list[str]:
+    """Why some alt answer misses the frozen rows of some drawn variant, by the grader's own comparison.
+
+    `frozen` is fixture_variants.json's {variant: rows} (variant 0 is the rollout control's);
+    `alt_rows` the alts' tagged results per variant, a failed run as {"failed": output}.
+    """
+    from sandbox_env.families.orm_compare import compare
+
+    problems = []
+    for k, rows in sorted(frozen.items(), key=lambda kv: int(kv[0])):
+        if k == "0":
+            continue
+        for name in alts:
+            got = alt_rows.get(int(k), {}).get(name)
+            if got is None:
+                problems.append(f"{name} on variant {k}: not run")
+            elif isinstance(got, dict) and "failed" in got:
+                problems.append(f"{name} on variant {k}: failed: {got['failed'][-200:]}")
+            elif not (c := compare(got, rows)).passed:
+                problems.append(f"{name} on variant {k}: {c.reason}")
+    return problems
+
+
 def _mutant_cells(folder: Path) -> dict[str, str]:
     """The reference's mutants as cells by name (those declared equivalent on the hand-written fixture left out)."""
     from sandbox_env.verify.sensitivity import declared_equivalents, orm_mutants
@@ -161,13 +193,19 @@ def _mutant_cells(folder: Path) -> dict[str, str]:
 
 
 async def fixture_variant_table(
-    backend: SandboxBackend, image: str, folders: list[Path], concurrency: int = 2
+    backend: SandboxBackend,
+    image: str,
+    folders: list[Path],
+    concurrency: int = 2,
+    alt_rows: dict[str, dict[int, dict[str, Any]]] | None = None,
 ) -> dict[str, dict[int, tuple[Any, str]]]:
     """For every task folder and drawn variant: (its rows, "admitted") or (None, why it is left out).
 
     Every reference, wrong answer and mutant runs over every drawn variant (the references
     also over a second build whose drawn rows are inserted in the opposite order): one
-    sandbox per variant and build, every task in it.
+    sandbox per variant and build, every task in it. Given `alt_rows` (verification, not
+    freezing), the tasks' alt_*.py answers run on the first build too, and it is filled with
+    {task_id: {variant: {alt name: tagged result, or {"failed": output}}}}.
     """
     references: dict[str, str] = {}
     cells: dict[str, str] = {}  # references, wrong answers and mutants: on the first build only
@@ -182,6 +220,8 @@ async def fixture_variant_table(
         answers.update(_mutant_cells(folder))
         cells.update({f"{task_id}/{name}": code for name, code in answers.items()})
         wrongs[task_id] = list(answers)
+        if alt_rows is not None:
+            cells.update({f"{task_id}/{name}": code for name, code in alt_cells(folder).items()})
     sem = asyncio.Semaphore(concurrency)
 
     async def run(variant: int, reverse: bool) -> dict[str, Any]:
@@ -190,6 +230,17 @@ async def fixture_variant_table(
 
     drawn = range(1, VARIANTS)
     builds = await asyncio.gather(*(run(v, r) for v in drawn for r in (False, True)))
+    if alt_rows is not None:
+        for folder in folders:
+            task_id = read_orm_task(folder)["id"]
+            alt_rows[task_id] = {
+                v: {
+                    name: builds[2 * i]["rows"].get(key, {"failed": builds[2 * i]["failed"].get(key, "no result")})
+                    for name in alt_cells(folder)
+                    for key in [f"{task_id}/{name}"]
+                }
+                for i, v in enumerate(drawn)
+            }
     return {
         task_id: {
             v: admit_variant(task_id, universes[task_id], wrongs[task_id], builds[2 * i], builds[2 * i + 1], bases[task_id])
@@ -202,18 +253,23 @@ async def fixture_variant_table(
 class OrmVerifier:
     def __init__(self) -> None:
         self._tables: dict[int, asyncio.Task] = {}
+        self._alt_rows: dict[int, dict[str, dict[int, dict[str, Any]]]] = {}
 
     async def _fixture_variants(self, folder: Path, ctx: VerifyContext) -> dict[str, dict[int, tuple[Any, str]]]:
         """The table of every task beside `folder`, made once per verification run (all tasks in 14 sandboxes)."""
         key = id(ctx)
         if key not in self._tables:
             folders = sorted(p for p in folder.parent.iterdir() if (p / "task.toml").is_file())
-            self._tables[key] = asyncio.ensure_future(fixture_variant_table(ctx.backend, ctx.image, folders))
+            self._alt_rows[key] = {}
+            self._tables[key] = asyncio.ensure_future(
+                fixture_variant_table(ctx.backend, ctx.image, folders, alt_rows=self._alt_rows[key])
+            )
         return await self._tables[key]
 
     async def variant_controls(self, folder: Path, task: TaskRow, ctx: VerifyContext) -> list[Control]:
-        """Every frozen variant's rows come out again, on both builds, and no wrong answer gives them."""
+        """Every frozen variant's rows come out again, on both builds, no wrong answer gives them, every alt does."""
         table = (await self._fixture_variants(folder, ctx))[task.task_id]
+        alts = list(alt_cells(folder))
         frozen = {k: v for k, v in task.grading.get("fixture_variants", {}).items() if k != "0"}
         bad = []
         for k, rows in frozen.items():
@@ -222,7 +278,14 @@ class OrmVerifier:
                 bad.append(f"variant {k}: {why if got is None else 'rows differ from fixture_variants.json'}")
         ok = not bad
         detail = "; ".join(bad) if bad else f"{len(frozen)} drawn variants: the frozen rows, on both builds"
-        return [Control("fixture_variants", 1.0 if ok else 0.0, ok, detail)]
+        controls = [Control("fixture_variants", 1.0 if ok else 0.0, ok, detail)]
+        if alts:
+            alt_rows = self._alt_rows[id(ctx)].get(task.task_id, {})
+            problems = alt_variant_problems(task.grading.get("fixture_variants", {}), alt_rows, alts)
+            n = len(frozen)
+            detail = "; ".join(problems[:3]) if problems else f"{len(alts)} alt(s) give the frozen rows on {n} drawn variants"
+            controls.append(Control("alt_variants", 0.0 if problems else 1.0, not problems, detail))
+        return controls
 
     def reference_calls(self, folder: Path) -> list[dict[str, Any]]:
         return [{"tool": "execute_code", "args": {"code": (folder / "reference.py").read_text()}}]

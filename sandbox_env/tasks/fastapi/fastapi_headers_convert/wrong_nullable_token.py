@@ -1,0 +1,13 @@
+# x_token declared nullable and coalesced to [] in the answer: the same answers, but the schema documents a nullable value
+from fastapi import FastAPI, Header
+
+app = FastAPI()
+
+
+@app.get("/headers/")
+async def read_headers(
+    user_agent: str | None = Header(default=None),
+    strange_header: str | None = Header(default=None, convert_underscores=False),
+    x_token: list[str] | None = Header(default=None),
+):
+    return {"user_agent": user_agent, "strange_header": strange_header, "x_token": x_token or []}

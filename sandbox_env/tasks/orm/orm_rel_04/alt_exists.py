@@ -1,0 +1,5 @@
+# two Exists subqueries instead of joins and distinct()
+sold_in_usa = Sale.objects.filter(book=OuterRef("pk"), store__country="USA")
+five_verified = Review.objects.filter(book=OuterRef("pk"), verified=True, rating=5)
+qs = Book.objects.filter(Exists(sold_in_usa), Exists(five_verified)).order_by("title")
+result = list(qs.values_list("title", "publisher__name"))
