@@ -11,9 +11,11 @@ Modules, one job each:
   sample      candidate trees from a seed, constants from the data, and the cheap pre-screen
   measure     the structural score, its thresholds and the difficulty label
   store       generated tasks as compact JSON lines: writing, reading, task ids and splits
+  repair_logic  repair tasks' pure parts: candidates, the report from grader evidence, measures
+  repair_store  repair tasks as JSON lines, and how a line becomes a task over its base task
 
 Verification by execution (the image's Django over the image's fixture databases, mutants)
-lives in sandbox_env/verify/generated.py; this package never starts a container.
+lives in sandbox_env/verify/generated.py and verify/repair.py; this package never starts a container.
 """
 
 # the task shapes the sampler draws (`websandbox generate --shape` names one)

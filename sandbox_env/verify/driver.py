@@ -6,7 +6,7 @@
     python build_tasks.py --verify --mutants  # also every reference's mutants (sandbox_env/verify/sensitivity.py)
 
 Generated orm tasks and repair tasks are verified by their own re-verification
-(verify/generated.py, generate/repair.py): the stored answers graded again in the image.
+(verify/generated.py, verify/repair.py): the stored answers graded again in the image.
 
 Each family's verifier (sandbox_env/verify/<family>.py) returns controls for a task and
 summarizes the family; a task whose controls fail does not ship.
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     repairs = [r for r in chosen if r.source == "repair"]
     chosen = [r for r in chosen if r.source not in ("generated", "repair")]
     if repairs and args.verify:
-        from sandbox_env.generate.repair import main_reverify as reverify_repairs
+        from sandbox_env.verify.repair import main_reverify as reverify_repairs
 
         if reverify_repairs(repairs, args.concurrency) != 0:
             return 1

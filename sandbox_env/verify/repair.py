@@ -1,6 +1,6 @@
 """Make and verify repair tasks in the real image, and store them (generate/repair_store.py).
 
-    python -m sandbox_env.generate.repair [--family F] [--limit N] [--generated N] [--concurrency C]
+    python -m sandbox_env.verify.repair [--family F] [--limit N] [--generated N] [--concurrency C]
 
 For every reference (hand-written tasks of the three families, and --generated N generated
 orm tasks), the candidates are its `wrong_*` answers and `naive/` deliverable and the
@@ -472,7 +472,7 @@ async def generate(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sandbox_env.generate.repair", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m sandbox_env.verify.repair", description=__doc__.splitlines()[0])
     ap.add_argument("--family", action="append", choices=("orm", "fastapi", "django"), help="only this family (repeatable)")
     ap.add_argument("--limit", type=int, help="at most this many references per family in this run")
     ap.add_argument("--generated", type=int, default=0, help="also repair this many generated orm tasks")
