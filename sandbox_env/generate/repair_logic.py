@@ -152,7 +152,7 @@ _LINE_REF = re.compile(r"(\.py)[:\"', ]+(line )?\d+|\bline \d+\b", re.IGNORECASE
 
 def scrub(text: str) -> str:
     """Text without line numbers (`app.py:12`, `line 12`), so nothing points at the edited line."""
-    return _LINE_REF.sub(lambda m: m.group(1) or "", text)
+    return re.sub(r":\s*:\s+", ": ", _LINE_REF.sub(lambda m: m.group(1) or "", text))  # "... host: line 9: x" -> "... host: x"
 
 
 def _row(values: list[Any]) -> str:
