@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from sandbox_env.families.orm import FAMILY
+from sandbox_env.sandbox import SandboxEndedFromInside
 from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker
@@ -103,7 +104,14 @@ async def _play(backend, image, calls):
 
 @pytest.mark.parametrize("breaker", [UNREADABLE_WORKSPACE, HOLD_EVERY_PID], ids=["an unreadable workspace", "every pid held"])
 async def test_a_session_that_cannot_restart_is_said_to_the_model_and_its_zero_is_the_submissions(backend, image, breaker):
-    run = await _play(backend, image, [breaker, END_THE_SESSION, A_CELL, ANSWER])
+    try:
+        run = await _play(backend, image, [breaker, END_THE_SESSION, A_CELL, ANSWER])
+    except SandboxEndedFromInside as exc:
+        # on a busy host the held pids can also starve the agent until the host judges the sandbox
+        # ended by its own processes: the model's doing too (the rollout core swaps in a fresh
+        # sandbox and says so to the model), never a harness fault
+        assert breaker is HOLD_EVERY_PID, f"an unreadable workspace ended its sandbox: {exc}"
+        return
     assert run.grade.scoring_error is None, run.grade.reason  # never a harness fault, whichever way it went
     if breaker is HOLD_EVERY_PID and "the Python session could not start" not in run.outputs[3]:
         # the race the attack runs against the restart: a pid the ended session freed went to the
