@@ -23,6 +23,7 @@ from sandbox_env.generate.tree import (
     ColRef,
     Exists,
     FieldRef,
+    PairFn,
     Query,
     SameRow,
     Text,
@@ -152,6 +153,41 @@ def test_positions_tiles_first_values_and_moving_sums_follow_their_definitions(s
     assert {first[t] for t in titles} == {seq[0]["pages"]}
     pages = [b["pages"] for b in seq]
     assert [moving[t] for t in titles] == [sum(pages[max(0, i - size + 1) : i + 1]) for i in range(len(pages))]
+
+
+def test_greatest_least_and_nullif_follow_sqlites_rules_for_missing_and_equal_values():
+    w = world(0)
+    key = (("title", FieldRef(("title",))),)
+    price, sale = FieldRef(("price",)), FieldRef(("sale_price",))
+
+    def column(fn: str, first: FieldRef, second: FieldRef) -> dict[str, object]:
+        q = Query("Book", (*key, ("x", PairFn(fn, first, second))), (("title", False),))
+        return dict(map(tuple, evaluate(q, w)))
+
+    hi, lo, cut = column("greatest", price, sale), column("least", sale, price), column("nullif", sale, price)
+    books = w.rows["Book"]
+    missing = [b for b in books if b["sale_price"] is None]
+    same = [b for b in books if b["sale_price"] == b["price"]]
+    below = [b for b in books if b["sale_price"] is not None and b["sale_price"] < b["price"]]
+    assert missing and below
+    assert all(hi[b["title"]] is None and lo[b["title"]] is None and cut[b["title"]] is None for b in missing)
+    assert all(cut[b["title"]] is None for b in same)
+    for b in below:
+        assert (hi[b["title"]], lo[b["title"]]) == (format(b["price"], ".2f"), format(b["sale_price"], ".2f"))
+        assert cut[b["title"]] == format(b["sale_price"], ".2f")
+
+
+def test_pair_functions_render_their_django_names_and_say_what_a_missing_value_gives():
+    price, sale = FieldRef(("price",)), FieldRef(("sale_price",))
+    for fn, name, words in (
+        ("greatest", "Greatest", "larger of the price and the sale price; None when either"),
+        ("least", "Least", "smaller of the price and the sale price; None when either"),
+        ("nullif", "NullIf", "the price, except None where it equals the sale price"),
+    ):
+        q = Query("Book", (("title", FieldRef(("title",))), ("x", PairFn(fn, price, sale))), (("title", False),))
+        assert f'{name}("price", "sale_price")' in render_orm(q)
+        assert words in render_spec(q)["columns"][-1]
+        assert from_canonical(canonical(q)) == q
 
 
 def test_new_window_kinds_render_frames_and_imports_and_keep_old_trees_hashes():

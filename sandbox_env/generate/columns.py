@@ -17,6 +17,7 @@ from sandbox_env.generate.tree import (
     ColRef,
     Concat,
     FieldRef,
+    PairFn,
     Part,
     Query,
     StrFn,
@@ -54,6 +55,9 @@ def expr_type(model: str, e: Any, q: Query | None = None) -> tuple[str, bool]:
         return "str", expr_type(model, e.arg)[1]
     if isinstance(e, CoalesceE):
         return expr_type(model, e.first)[0], expr_type(model, e.second)[1]
+    if isinstance(e, PairFn):
+        (kind, na), (_, nb) = expr_type(model, e.first), expr_type(model, e.second)
+        return kind, True if e.fn == "nullif" else na or nb
     if isinstance(e, Agg):
         target = related_model(model, e.rel)
         if e.fn == "count":

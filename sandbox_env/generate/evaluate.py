@@ -4,7 +4,8 @@ Semantics written down once (fixture.py says why plain Python): a comparison wit
 value is false, and so is its negation's inner test (Django's `exclude`/`~Q` keep rows whose
 value is NULL, which `not False` does here); NULLs form one group; text compares by code
 point (SQLite's BINARY collation); Sum/Avg/Max/Min of nothing is None, Count of nothing 0;
-Concat reads a missing part as empty (Django's Concat on SQLite); Rank counts the rows
+Concat reads a missing part as empty (Django's Concat on SQLite); Greatest/Least of a missing
+value is missing (SQLite's scalar max/min), NullIf(a, b) is a unless a equals b; Rank counts the rows
 ordered strictly before, DenseRank the distinct values before; Lag/Lead/running sums follow
 the window's order with the unique key as its tiebreak.
 
@@ -39,6 +40,7 @@ from sandbox_env.generate.tree import (
     IsNull,
     Not,
     Or,
+    PairFn,
     Part,
     Query,
     SameRow,
@@ -236,6 +238,13 @@ class Evaluator:
         if isinstance(e, CoalesceE):
             v = self.expr(e.first, row)
             return self.expr(e.second, row) if v is None else v
+        if isinstance(e, PairFn):
+            a, b = self.expr(e.first, row), self.expr(e.second, row)
+            if e.fn == "nullif":
+                return None if a == b else a
+            if a is None or b is None:  # Greatest/Least on SQLite: a missing argument makes the result missing
+                return None
+            return max(a, b) if e.fn == "greatest" else min(a, b)
         if isinstance(e, Agg):
             return self.agg(e, row, group)
         if isinstance(e, Sub):

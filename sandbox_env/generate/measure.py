@@ -32,6 +32,7 @@ from sandbox_env.generate.tree import (
     IsNull,
     Not,
     Or,
+    PairFn,
     Part,
     Query,
     SameRow,
@@ -68,7 +69,7 @@ def measures(q: Query, traps: list[str], killed: int | None = None) -> dict[str,
         "boolean_ops": sum(isinstance(n, Or | Not) for n in nodes) + sum(isinstance(n, And) for n in nodes),
         "traps": len(traps),
         "group_keys": len(q.group or ()),
-        "expressions": sum(isinstance(n, Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE) for n in nodes),
+        "expressions": sum(isinstance(n, Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | PairFn) for n in nodes),
         "killed_mutants": killed or 0,
     }
     m["score"] = score(m)
@@ -105,6 +106,6 @@ def category(q: Query) -> str:
         return "aggregation"
     if any(isinstance(n, Exists | Every | SameRow) for n in nodes):
         return "relations"
-    if any(isinstance(n, Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE) for n in nodes):
+    if any(isinstance(n, Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | PairFn) for n in nodes):
         return "expressions"
     return "filtering"

@@ -45,6 +45,7 @@ from sandbox_env.generate.tree import (
     IsNull,
     Not,
     Or,
+    PairFn,
     Part,
     Query,
     SameRow,
@@ -188,6 +189,9 @@ class Renderer:
             return f"Case({whens}, default=Value({e.labels[-1]!r}))"
         if isinstance(e, CoalesceE):
             return f'Coalesce("{dunder(e.first.path)}", "{dunder(e.second.path)}")'
+        if isinstance(e, PairFn):
+            name = self.fn({"greatest": "Greatest", "least": "Least", "nullif": "NullIf"}[e.fn])
+            return f'{name}("{dunder(e.first.path)}", "{dunder(e.second.path)}")'
         if isinstance(e, Agg):
             return self.agg(e, model)
         if isinstance(e, Sub):

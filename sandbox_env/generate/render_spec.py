@@ -55,6 +55,7 @@ from sandbox_env.generate.tree import (
     IsNull,
     Not,
     Or,
+    PairFn,
     Part,
     Query,
     SameRow,
@@ -267,11 +268,22 @@ class Speaker:
             )
         if isinstance(e, CoalesceE):
             return f"the {schema.noun_of(model, e.first.path)} when there is one, else the {schema.noun_of(model, e.second.path)}"
+        if isinstance(e, PairFn):
+            return self.pair(e, model)
         if isinstance(e, Agg | Sub):
             return self.agg_en(e, model, self.q.group is not None)
         if isinstance(e, Win):
             return self.window(e, model)
         raise TypeError(f"no English for {e!r}")
+
+    def pair(self, e: PairFn, model: str) -> str:
+        first, second = schema.noun_of(model, e.first.path), schema.noun_of(model, e.second.path)
+        if e.fn == "nullif":
+            self.traps.add("null")
+            return f"the {first}, except None where it equals the {second} (and None where the {first} is missing)"
+        self.traps.add("null")
+        which = "larger" if e.fn == "greatest" else "smaller"
+        return f"the {which} of the {first} and the {second}; None when either of them is missing"
 
     def window(self, e: Win, model: str) -> str:
         q = self.q

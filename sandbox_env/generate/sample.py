@@ -39,6 +39,7 @@ from sandbox_env.generate.tree import (
     IsNull,
     Not,
     Or,
+    PairFn,
     Part,
     Query,
     SameRow,
@@ -241,6 +242,9 @@ class Sampler:
                 ("title_upper", StrFn("upper", FieldRef(("title",)))),
                 ("label", Concat(FieldRef(("title",)), " / ", FieldRef(("publisher", "name")))),
                 ("effective_price", CoalesceE(FieldRef(("sale_price",)), FieldRef(("price",)))),
+                ("higher_price", PairFn("greatest", FieldRef(("price",)), FieldRef(("sale_price",)))),
+                ("lower_price", PairFn("least", FieldRef(("sale_price",)), FieldRef(("price",)))),
+                ("cut_sale_price", PairFn("nullif", FieldRef(("sale_price",)), FieldRef(("price",)))),
                 ("length_band", self.bucket(model, ("pages",), ("short", "medium", "long"))),
                 ("price_band", self.bucket(model, ("price",), ("budget", "standard", "premium"))),
             ]

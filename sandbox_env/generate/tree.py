@@ -7,7 +7,8 @@ last key a unique one) and a top-N (`limit`) or a top-k per partition (`topk`).
 
 Expressions: FieldRef (a path over forward foreign keys), Arith (F arithmetic), Part
 (Extract year/month/quarter/week_day), Trunc (year/month), StrFn (Lower/Upper/Length), Concat,
-Bucket (Case/When), CoalesceE (first non-null of two fields), Agg (an aggregate over a
+Bucket (Case/When), CoalesceE (first non-null of two fields), PairFn (Greatest/Least/NullIf of two
+fields), Agg (an aggregate over a
 multi-valued relation per row, or over the group's rows), Sub (a scalar subquery over a
 related model through OuterRef), Win (Rank/DenseRank/RowNumber/NTile/Lag/Lead/FirstValue, a
 running Sum and a moving Sum over a frame of rows, over a partition),
@@ -96,6 +97,13 @@ class CoalesceE:
 
 
 @dataclass(frozen=True)
+class PairFn:
+    fn: str  # greatest, least (None when either is missing, as SQLite's scalar max/min), nullif
+    first: FieldRef
+    second: FieldRef
+
+
+@dataclass(frozen=True)
 class Agg:
     fn: str  # count, sum, avg, max, min
     rel: tuple[str, ...]  # multi-valued relation path from the row (empty: the group's own rows)
@@ -126,7 +134,7 @@ class Win:
     size: int | None = dataclasses.field(default=None, metadata={"omit_when_default": True})
 
 
-Expr = FieldRef | ColRef | Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | Agg | Sub | Win
+Expr = FieldRef | ColRef | Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | PairFn | Agg | Sub | Win
 
 
 # -- predicates -----------------------------------------------------------------------------
@@ -217,7 +225,7 @@ class Query:
 NODES = {
     cls.__name__: cls
     for cls in (
-        FieldRef, ColRef, Arith, Part, Trunc, StrFn, Concat, Bucket, CoalesceE, Agg, Sub, Win,
+        FieldRef, ColRef, Arith, Part, Trunc, StrFn, Concat, Bucket, CoalesceE, PairFn, Agg, Sub, Win,
         Cmp, Between, IsNull, In, Text, Not, And, Or, Exists, Every, SameRow, Query,
     )
 }  # fmt: skip
