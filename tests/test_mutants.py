@@ -116,6 +116,73 @@ def buy(quantity: int, tax: float | None = None, last: int | None = None):
     assert "if tax:" in mutant.source
 
 
+def test_fastapi_operators_negate_tests_swap_arithmetic_and_drop_raises_guards_and_aliases():
+    src = """
+@app.get("/models/{name}")
+def get_model(name: Kind, q: Annotated[str | None, Query(alias="item-query")] = None):
+    if name is Kind.a:
+        return {"n": 2 * COUNT}
+    if name not in KNOWN:
+        raise HTTPException(status_code=404)
+    return {"label": "x" + "y"}
+"""
+    found = details(src, FASTAPI_OPERATORS)
+    for want in ("Is->IsNot", "NotIn->In", "Mult->Add", "drop alias='item-query'", "drop if name is Kind.a: return"):
+        assert want in found, want
+    assert any(d.startswith("drop raise HTTPException") for d in found)
+    assert not any(d == "Add->Sub" for d in found), "text concatenation is not arithmetic"
+
+
+def test_fastapi_operators_swap_only_routes_that_can_match_the_same_request():
+    src = """
+@app.get("/users/me")
+def me():
+    return 1
+
+@app.get("/users/{user_id}")
+def user(user_id: int):
+    return user_id
+
+@app.get("/files/{path:path}")
+def files(path: str):
+    return path
+"""
+    found = details(src, FASTAPI_OPERATORS)
+    assert "/users/{user_id} declared before /users/me" in found
+    assert not any("/files/" in d and "declared before" in d for d in found)
+    assert "path /files/{path:path}->/files/{path}" in found
+    swapped = next(m for m in generate(src, FASTAPI_OPERATORS) if "declared before" in m.name)
+    assert swapped.source.index("/users/{user_id}") < swapped.source.index("/users/me")
+
+
+def test_fastapi_operators_drop_teardown_mounts_and_app_hooks():
+    src = """
+@asynccontextmanager
+async def lifespan(app):
+    STATE["on"] = True
+    yield
+    STATE.clear()
+
+def get_db():
+    try:
+        yield "db"
+    finally:
+        LOG.append("close")
+
+class Holder:
+    def __init__(self, q):
+        self.q = q
+
+app.mount("/sub", sub)
+app.openapi = custom_openapi
+"""
+    found = details(src, FASTAPI_OPERATORS)
+    for want in ("drop the statements after yield", "drop finally around yield", "drop app.mount('/sub', sub)"):
+        assert want in found, want
+    assert "drop app.openapi = custom_openapi" in found
+    assert not any("self.q" in d for d in found), "an object's own attributes are not app hooks"
+
+
 def test_django_operators_drop_field_options_raises_atomic_and_receivers():
     src = """
 class Member(models.Model):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -602,6 +603,135 @@ def op_dependency(node: ast.AST, ctx: Context) -> Iterator[Edit]:
                 yield f"drop dependency {ast.unparse(elt)}", _with_keyword(node, i, ast.keyword("dependencies", seq))
 
 
+NEGATIONS = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+ARITH_SWAPS = {ast.Mult: ast.Add, ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Div: ast.Mult, ast.FloorDiv: ast.Mult}
+
+
+def op_negate(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A test negated: is <-> is not, in <-> not in, == <-> != (tests for None are none_check's)."""
+    if not isinstance(node, ast.Compare):
+        return
+    for i, op in enumerate(node.ops):
+        other = NEGATIONS.get(type(op))
+        if other is None or _const(node.comparators[i], type(None)):
+            continue
+        new = copy.deepcopy(node)
+        new.ops[i] = other()
+        which = f"op {i + 1} " if len(node.ops) > 1 else ""
+        yield f"{which}{type(op).__name__}->{other.__name__}", new
+
+
+def _is_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.JoinedStr) or _const(node, str)
+
+
+def op_arith(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """An arithmetic operator swapped: * -> +, + -> -, - -> +, / and // -> * (text concatenation left alone)."""
+    if isinstance(node, ast.BinOp) and type(node.op) in ARITH_SWAPS:
+        if _is_text(node.left) or _is_text(node.right):
+            return
+        new = copy.deepcopy(node)
+    elif isinstance(node, ast.AugAssign) and type(node.op) in ARITH_SWAPS:
+        if _is_text(node.value):
+            return
+        new = copy.deepcopy(node)
+    else:
+        return
+    new.op = ARITH_SWAPS[type(node.op)]()
+    yield f"{type(node.op).__name__}->{type(new.op).__name__}", new
+
+
+def _has_yield(body: list[ast.stmt]) -> bool:
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in body for n in _preorder(s))
+
+
+def op_teardown(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A generator's teardown dropped: what runs after `yield` in a lifespan or a dependency, or its `finally`."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for i, stmt in enumerate(node.body[:-1]):
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
+                new = copy.deepcopy(node)
+                new.body = new.body[: i + 1]
+                yield "drop the statements after yield", new
+    if isinstance(node, ast.Try) and node.finalbody and _has_yield(node.body):
+        new = copy.deepcopy(node)
+        new.finalbody = []
+        yield "drop finally around yield", (new if new.handlers else new.body)
+
+
+def _route_path(dec: ast.AST) -> tuple[str, str, str] | None:
+    """(router, method, path) of a route decorator with a literal path."""
+    call = _route_decorator(dec)
+    if call is None or not call.args or not _const(call.args[0], str):
+        return None
+    return ast.unparse(call.func.value), call.func.attr, call.args[0].value
+
+
+def _segments_overlap(a: str, b: str) -> bool:
+    """Whether one request path can match both route paths (a parameter matches one segment, `{p:path}` the rest)."""
+    sa, sb = a.strip("/").split("/"), b.strip("/").split("/")
+    for x, y in zip(sa, sb, strict=False):
+        if x.endswith(":path}") or y.endswith(":path}"):
+            return True
+        if x != y and not x.startswith("{") and not y.startswith("{"):
+            return False
+    return len(sa) == len(sb)
+
+
+def op_route_order(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Two neighbouring routes that can match the same request swapped: the first declared wins."""
+    if not isinstance(node, ast.Module):
+        return
+    for i in range(len(node.body) - 1):
+        a, b = node.body[i], node.body[i + 1]
+        if not all(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.decorator_list for s in (a, b)):
+            continue
+        pa, pb = _route_path(a.decorator_list[0]), _route_path(b.decorator_list[0])
+        if pa and pb and pa[:2] == pb[:2] and pa[2] != pb[2] and _segments_overlap(pa[2], pb[2]):
+            new = copy.deepcopy(node)
+            new.body[i], new.body[i + 1] = new.body[i + 1], new.body[i]
+            yield f"{pb[2]} declared before {pa[2]}", new
+
+
+def op_path_converter(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A path parameter's converter dropped: {p:path} -> {p}."""
+    call = _route_decorator(node)
+    if call is None or not call.args or not _const(call.args[0], str):
+        return
+    path = call.args[0].value
+    plain = re.sub(r"\{(\w+):\w+\}", r"{\1}", path)
+    if plain != path:
+        new = copy.deepcopy(call)
+        new.args[0] = ast.Constant(plain)
+        yield f"path {path}->{plain}", new
+
+
+def op_mount(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A mounted application or an included router dropped, or an app hook assignment (app.openapi = f) dropped."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
+        if node.value.func.attr in ("mount", "include_router"):
+            yield f"drop {ast.unparse(node.value)[:60]}", REMOVE
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Name):
+        target = node.targets[0]
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id != "self":
+            yield f"drop {ast.unparse(node)[:60]}", REMOVE
+
+
+def op_guard(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """An early return dropped: `if cond: return x` with no else goes (a cache, a special case)."""
+    if isinstance(node, ast.If) and not node.orelse and len(node.body) == 1 and isinstance(node.body[0], ast.Return):
+        yield f"drop if {ast.unparse(node.test)[:50]}: return", REMOVE
+
+
+def op_alias(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A query, form, body or field alias dropped: the parameter is read by its Python name."""
+    if _call_name(node) not in ("Query", "Form", "Body", "Field"):
+        return
+    for i, kw in enumerate(node.keywords):
+        if kw.arg in ("alias", "validation_alias", "serialization_alias") and _const(kw.value, str):
+            yield f"drop {kw.arg}={kw.value.value!r}", _with_keyword(node, i, None)
+
+
 # -- Django operators -----------------------------------------------------------------------
 
 FIELD_OPTIONS = {
@@ -745,6 +875,15 @@ FASTAPI_OPERATORS: dict[str, Operator] = {
     "dependency": op_dependency,
     "compare": op_compare,
     "none_check": op_none_check,
+    "raise": op_raise,
+    "negate": op_negate,
+    "arith": op_arith,
+    "teardown": op_teardown,
+    "route_order": op_route_order,
+    "path_converter": op_path_converter,
+    "mount": op_mount,
+    "guard": op_guard,
+    "alias": op_alias,
 }
 DJANGO_OPERATORS: dict[str, Operator] = {
     "field_option": op_field_option,
@@ -775,25 +914,35 @@ def _parent_slots(tree: ast.AST) -> dict[int, tuple[ast.AST, str, int | None]]:
     return slots
 
 
-def _apply(tree: ast.AST, index: int, replacement: object) -> str | None:
-    """The source of a copy of tree with its index-th node (pre-order) replaced; None if impossible."""
-    new_tree = copy.deepcopy(tree)
-    target = next(n for i, n in enumerate(_preorder(new_tree)) if i == index)
-    parent, field_name, pos = _parent_slots(new_tree)[id(target)]
+def _replace(tree: ast.AST, target: ast.AST, replacement: object) -> ast.AST | None:
+    """tree with target replaced in place (the root by a whole module); None if the edit cannot apply there."""
+    if target is tree:
+        return replacement if isinstance(replacement, ast.Module) else None
+    parent, field_name, pos = _parent_slots(tree)[id(target)]
     if pos is None:
         if replacement is REMOVE or isinstance(replacement, list):
             return None
         setattr(parent, field_name, replacement)
+        return tree
+    items = getattr(parent, field_name)
+    if replacement is REMOVE:
+        del items[pos]
+        if not items and field_name == "body":
+            items.append(ast.Pass())
+    elif isinstance(replacement, list):
+        items[pos : pos + 1] = replacement or [ast.Pass()]
     else:
-        items = getattr(parent, field_name)
-        if replacement is REMOVE:
-            del items[pos]
-            if not items and field_name in ("body", "orelse", "finalbody"):
-                items.append(ast.Pass()) if field_name == "body" else None
-        elif isinstance(replacement, list):
-            items[pos : pos + 1] = replacement or [ast.Pass()]
-        else:
-            items[pos] = replacement
+        items[pos] = replacement
+    return tree
+
+
+def _apply(tree: ast.AST, index: int, replacement: object) -> str | None:
+    """The source of a copy of tree with its index-th node (pre-order) replaced; None if impossible."""
+    new_tree = copy.deepcopy(tree)
+    target = next(n for i, n in enumerate(_preorder(new_tree)) if i == index)
+    new_tree = _replace(new_tree, target, replacement)
+    if new_tree is None:
+        return None
     ast.fix_missing_locations(new_tree)
     try:
         text = ast.unparse(new_tree)
