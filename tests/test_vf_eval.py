@@ -30,6 +30,7 @@ def _families() -> set[str]:
 
 GENERATED_SAMPLE = 8  # generated orm tasks per split in these runs (test_orm_generate_docker.py plays more of them)
 REPAIR_SAMPLE = 3  # repair tasks per family in these runs (test_repair_docker.py plays more paths)
+COMPOSED_SAMPLE = 2  # composed fastapi tasks in these runs
 
 
 def _rows() -> list[dict]:
@@ -45,6 +46,8 @@ def _rows() -> list[dict]:
         rep = sorted((r for r in rows if r["info"].get("source") == "repair" and r["info"]["family"] == family),
                      key=lambda r: r["info"]["task_id"])  # fmt: skip
         sample += rep[:: max(1, len(rep) // REPAIR_SAMPLE)][:REPAIR_SAMPLE]
+    composed = sorted((r for r in rows if r["info"].get("source") == "composed"), key=lambda r: r["info"]["task_id"])
+    sample += composed[:: max(1, len(composed) // COMPOSED_SAMPLE)][:COMPOSED_SAMPLE]
     return hand + sample
 
 

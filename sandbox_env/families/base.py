@@ -26,7 +26,7 @@ METRIC_NAMES = (
 )
 DIFFICULTIES = ("easy", "medium", "hard")
 _JSON_FIELDS = ("files", "collect", "grading", "fixture_seeds", "measures")
-SOURCES = ("hand", "generated", "repair")
+SOURCES = ("hand", "generated", "repair", "composed")
 SPLITS = ("train", "eval")
 
 

@@ -1,4 +1,4 @@
-"""The orm task generator: a query grammar whose trees render a reference, an evaluator and a spec.
+"""Task generators: the orm query grammar, repair tasks from broken deliverables, composed fastapi apps.
 
 Modules, one job each:
   schema      the bookshop's fields, relations and English nouns, as the generator sees them
@@ -13,9 +13,12 @@ Modules, one job each:
   store       generated tasks as compact JSON lines: writing, reading, task ids and splits
   repair_logic  repair tasks' pure parts: candidates, the report from grader evidence, measures
   repair_store  repair tasks as JSON lines, and how a line becomes a task over its base task
+  compose_logic composed fastapi tasks' pure parts: parts, the composed app, its checks, spec and wrong answers
+  compose_store composed tasks as JSON lines, and how a line becomes a task row
 
 Verification by execution (the image's Django over the image's fixture databases, mutants)
-lives in sandbox_env/verify/generated.py and verify/repair.py; this package never starts a container.
+lives in sandbox_env/verify/generated.py, verify/repair.py and verify/compose.py; this package never starts a
+container.
 """
 
 # the task shapes the sampler draws (`websandbox generate --shape` names one)

@@ -23,7 +23,7 @@ def get_verifier(family: str) -> FamilyVerifier:
 
 
 def reference_calls(family: str, task_id: str) -> list[dict[str, Any]]:
-    """A task's reference solution as the tool calls a model would make (generated: its stored line; repair: its base task's)."""
+    """A task's reference as the tool calls a model would make (generated, composed: its stored line; repair: its base's)."""
     folder = task_folder(family, task_id)
     if not folder.is_dir():  # a repair task: its base task's reference (generate/repair_store.py)
         from sandbox_env.generate.repair_store import read as read_repairs
@@ -31,6 +31,12 @@ def reference_calls(family: str, task_id: str) -> list[dict[str, Any]]:
         base = next((r["base_task"] for r in read_repairs() if r["task_id"] == task_id), None)
         if base is not None:
             return reference_calls(family, base)
+    if family == "fastapi" and not folder.is_dir():  # a composed task: its stored reference (generate/compose_store.py)
+        from sandbox_env.generate.compose_store import read as read_composed
+
+        for record in read_composed():
+            if record["task_id"] == task_id:
+                return get_verifier(family).source_calls(record["reference"])
     if family == "orm" and not folder.is_dir():
         from sandbox_env.generate.store import read
 

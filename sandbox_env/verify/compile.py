@@ -8,6 +8,8 @@ from pathlib import Path
 from sandbox_env.constants import DATA_FILE, TASKS_DIR
 from sandbox_env.families import FAMILY_NAMES, get_family
 from sandbox_env.families.base import TaskRow
+from sandbox_env.generate.compose_store import compile_composed
+from sandbox_env.generate.compose_store import read as read_composed
 from sandbox_env.generate.repair_store import REPAIR_FILE, compile_repair
 from sandbox_env.generate.repair_store import read as read_repairs
 from sandbox_env.generate.store import GENERATED_FILE
@@ -47,7 +49,7 @@ def compile_repairs(
 
 
 def compile_all(families: tuple[str, ...] = FAMILY_NAMES, generated: bool = True) -> list[TaskRow]:
-    """Every hand-written task, then (with the orm family) every verified generated one, then the repairs."""
+    """Every hand-written task, then (with the orm family) every verified generated one, the repairs, the composed."""
     rows: list[TaskRow] = []
     seen: set[str] = set()
     for name in families:
@@ -69,7 +71,8 @@ def compile_all(families: tuple[str, ...] = FAMILY_NAMES, generated: bool = True
             rows.append(row)
     if generated:
         bases = {r.task_id: r for r in rows}
-        for row in compile_repairs(bases, families):
+        composed = [compile_composed(r) for r in read_composed()] if "fastapi" in families else []
+        for row in [*compile_repairs(bases, families), *composed]:
             if row.task_id in seen:
                 raise ValueError(f"duplicate task id {row.task_id}")
             seen.add(row.task_id)

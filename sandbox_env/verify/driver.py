@@ -117,7 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [r for r in rows if (not args.family or r.family in args.family) and (not args.task or r.task_id in args.task)]
     generated = [r for r in chosen if r.source == "generated"]
     repairs = [r for r in chosen if r.source == "repair"]
-    chosen = [r for r in chosen if r.source not in ("generated", "repair")]
+    composed = [r for r in chosen if r.source == "composed"]
+    chosen = [r for r in chosen if r.source not in ("generated", "repair", "composed")]
+    if composed and args.verify:
+        from sandbox_env.verify.compose import main_reverify as reverify_composed
+
+        if reverify_composed(composed, args.concurrency) != 0:
+            return 1
+        if not chosen and not generated and not repairs:
+            return 0
     if repairs and args.verify:
         from sandbox_env.verify.repair import main_reverify as reverify_repairs
 

@@ -60,7 +60,10 @@ def _control(name: str, grade: Grade, want: float, seconds: float | None = None)
 class FastAPIVerifier:
     def reference_calls(self, folder: Path) -> list[dict[str, Any]]:
         """One bash call writing the reference with a quoted heredoc, then an import check."""
-        source = (folder / "reference.py").read_text()
+        return self.source_calls((folder / "reference.py").read_text())
+
+    def source_calls(self, source: str) -> list[dict[str, Any]]:
+        """One bash call writing `source` as app.py with a quoted heredoc, then an import check."""
         command = bash_write_files({APP_PATH: source}) + "\ncd /workspace && python -c 'import app'"
         return [{"tool": "bash", "args": {"command": command}}]
 

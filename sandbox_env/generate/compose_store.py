@@ -1,0 +1,60 @@
+"""Verified composed fastapi tasks as JSON lines, and how a line becomes a task row.
+
+`python -m sandbox_env.verify.compose` composes and verifies tasks in containers and writes
+sandbox_env/data/composed_tasks.jsonl (committed); `build_tasks.py` reads it with no container.
+A line holds what generate/compose_logic.compose made (the parts' ids, prefixes, rules and
+their values, spec, reference, checks, drawn-token declarations, coverage entries, split,
+signature, measures) and what verification recorded (`verified`: the mutants killed, the
+wrong answers' scores). A line is self-contained: a later change to a part's folder does not
+change a stored task, so task ids and grading stay stable across rebuilds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sandbox_env.constants import PACKAGE_DIR
+from sandbox_env.families.base import TaskRow
+from sandbox_env.families.fastapi import APP_PATH, REQUEST_TIMEOUT, build_prompt
+
+COMPOSED_FILE = PACKAGE_DIR / "data" / "composed_tasks.jsonl"
+CATEGORY = "composed"
+
+
+def write(path: Path, records: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as fh:
+        for r in sorted(records, key=lambda r: r["task_id"]):
+            fh.write(json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def read(path: Path = COMPOSED_FILE) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def compile_composed(record: dict[str, Any]) -> TaskRow:
+    """The task row of one stored composed task, graded like any fastapi task."""
+    return TaskRow(
+        task_id=record["task_id"],
+        family="fastapi",
+        difficulty=record["difficulty"],
+        category=CATEGORY,
+        prompt=build_prompt({"title": record["title"], "spec": record["spec"]}),
+        files={},
+        collect=[APP_PATH],
+        grading={
+            "checks": record["checks"],
+            "openapi_url": "/openapi.json",
+            "catch_all": False,
+            "request_timeout": REQUEST_TIMEOUT,
+            "vary": record["vary"],
+        },
+        source="composed",
+        split=record["split"],
+        signature=record["signature"],
+        measures={**record["measures"], "parts": record["parts"], "rules": record["rules"]},
+    )
