@@ -146,9 +146,18 @@ def user(user_id: int):
 @app.get("/files/{path:path}")
 def files(path: str):
     return path
+
+@app.get("/")
+def root():
+    return 0
+
+@app.get("/{item_id}")
+def item(item_id: int):
+    return item_id
 """
     found = details(src, FASTAPI_OPERATORS)
     assert "/users/{user_id} declared before /users/me" in found
+    assert "/{item_id} declared before /" not in found, "a parameter never matches an empty segment"
     assert not any("/files/" in d and "declared before" in d for d in found)
     assert "path /files/{path:path}->/files/{path}" in found
     swapped = next(m for m in generate(src, FASTAPI_OPERATORS) if "declared before" in m.name)

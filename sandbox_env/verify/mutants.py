@@ -673,8 +673,8 @@ def _segments_overlap(a: str, b: str) -> bool:
     for x, y in zip(sa, sb, strict=False):
         if x.endswith(":path}") or y.endswith(":path}"):
             return True
-        if x != y and not x.startswith("{") and not y.startswith("{"):
-            return False
+        if x != y and not (x.startswith("{") and y) and not (y.startswith("{") and x):
+            return False  # a parameter matches one non-empty segment
     return len(sa) == len(sb)
 
 
