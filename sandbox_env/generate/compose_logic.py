@@ -400,7 +400,8 @@ def composed_spec(parts: list[Part], prefixes: list[str], rules: tuple[str, ...]
             f"Part {i + 1}:",
             "",
             f"Every path of part {i + 1}, and its key in the OpenAPI document, starts with `{prefix}`: a path "
-            f"`/x` written below means `{prefix}/x`.",
+            f"`/x` written below means `{prefix}/x` (the OpenAPI document itself stays at `/openapi.json`, one for "
+            "the whole service).",
             "",
             p.spec.strip(),
         ]
@@ -570,6 +571,13 @@ def drawable(parts: list[Part], checks: list[dict[str, Any]], spec: str) -> list
 
 def rules_title(rule: str) -> str:
     return {"stamp": "a header on every answer", "invalid_400": "400 for invalid requests", "api_key": "a keyed part"}[rule]
+
+
+def record_text(record: dict[str, Any], parts: list[Part]) -> tuple[str, list[dict[str, Any]]]:
+    """A stored record's spec and coverage entries rendered again from its parts (after a wording change)."""
+    args = (record["prefixes"], tuple(record["rules"]), record["stamp"], record["key"], record["keyed"])
+    spec = composed_spec(parts, *args)
+    return spec, composed_coverage(parts, *args, record["checks"])
 
 
 def record_source(record: dict[str, Any], parts: list[Part], part: int = -1, source: str = "") -> str:

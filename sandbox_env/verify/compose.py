@@ -1,6 +1,7 @@
 """Compose fastapi tasks, verify them in the real image, and store the ones that pass.
 
     python -m sandbox_env.verify.compose [--seed S] [--target N] [--concurrency C] [--out FILE]
+    python -m sandbox_env.verify.compose --respec     # wording changes: re-render the stored specs, no container
 
 Combinations of parts are drawn from the seed (generate/compose_logic.draw_combinations);
 each is composed, screened on the host, then verified by execution through the fastapi
@@ -243,13 +244,31 @@ def main_reverify(rows: list[Any], concurrency: int = 2) -> int:
     return 1 if problems else 0
 
 
+def respec(path: Path) -> int:
+    """Spec and coverage of every stored line rendered again from its parts (wording changes need no container)."""
+    by_id = {p.task_id: p for p in parts_available()}
+    records = compose_store.read(path)
+    for record in records:
+        parts = [by_id[i] for i in record["parts"]]
+        record["spec"], record["coverage"] = logic.record_text(record, parts)
+        problems = screen(record, parts)
+        if problems:
+            raise SystemExit(f"{record['task_id']}: {problems[0]}")
+    compose_store.write(path, records)
+    print(f"re-rendered the spec of {len(records)} composed tasks in {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m sandbox_env.verify.compose", description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--target", type=int, default=10, help="stop after admitting this many new tasks")
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--out", type=Path, default=compose_store.COMPOSED_FILE)
+    ap.add_argument("--respec", action="store_true", help="only re-render the stored specs from their parts (no container)")
     args = ap.parse_args(argv)
+    if args.respec:
+        return respec(args.out)
     t0 = time.perf_counter()
     made = asyncio.run(generate_tasks(args.seed, args.target, args.concurrency, args.out))
     stored = compose_store.read(args.out)
