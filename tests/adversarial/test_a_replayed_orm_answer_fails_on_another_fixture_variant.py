@@ -18,8 +18,8 @@ import pytest
 
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.orm import FAMILY, fixture_variant_for
-from sandbox_env.runtime.orm_fixture.data import BOOKS
-from sandbox_env.runtime.orm_fixture.variants import N_BOOKS
+from sandbox_env.runtime.container.orm_fixture.data import BOOKS
+from sandbox_env.runtime.container.orm_fixture.variants import N_BOOKS
 from sandbox_env.verify.scripted import scripted_rollout
 
 TASKS = sorted(p for p in (TASKS_DIR / "orm").iterdir() if (p / "task.toml").is_file())

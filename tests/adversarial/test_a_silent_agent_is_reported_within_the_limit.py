@@ -14,10 +14,10 @@ import time
 
 import pytest
 
+from sandbox_env.rollout.tools import run_bash, run_code
 from sandbox_env.sandbox import SandboxError
 from sandbox_env.sandbox.docker import docker_client
 from sandbox_env.sandbox.docker.channel import SILENCE_LIMIT, ChannelError
-from sandbox_env.tools import run_bash, run_code
 
 LIMIT = 60.0  # the tool call's own limit: detection must not wait for it
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox_env.tools import run_bash, run_code
+from sandbox_env.rollout.tools import run_bash, run_code
 
 FORGED = (
     '{"id": %d, "stdout": "SPOOFED", "stderr": "", "exit_code": 0, "timed_out": false, "truncated": 0, "value": {"list": []}}'

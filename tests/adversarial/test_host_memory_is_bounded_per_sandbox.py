@@ -15,8 +15,8 @@ import struct
 
 import pytest
 
+from sandbox_env.rollout.tools import run_bash, run_code
 from sandbox_env.sandbox.docker.channel import LINE_MAX, STREAM_BOUND, ChannelError
-from sandbox_env.tools import run_bash, run_code
 
 FLOOD = 100 << 20
 CHUNK = b"a" * (1 << 20)

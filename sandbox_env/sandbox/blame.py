@@ -47,7 +47,7 @@ The rule (docs/architecture.md, "Blame"):
    0.0. Never a scoring_error. So is what it leaves the agent unable to do for it after its
    code ran (restart a session in an unwritable /workspace or with every pid held, parse a
    flood on the session's pipe): the agent says so in the call's output
-   (runtime/agent.py), never as an error the host would take for the harness's. A call
+   (runtime/container/agent.py), never as an error the host would take for the harness's. A call
    ended at its wall-clock backstop is judged by rule 2 on the host's evidence
    (sandbox/interface.py `_settle_backstop`), never on the in-sandbox clock alone.
 
