@@ -12,7 +12,7 @@ final collect (test_faults_in_rollouts.py).
 A grading container whose limits are lowered from outside while its grader runs (`docker
 update --pids-limit`, `--memory` cut to a few MiB over what it holds) makes a correct
 answer run out of forks or memory: the limit is not the one the backend set, so hitting it
-is not the submission's doing (sandbox/blame.py, rule 5): retried, then a harness fault.
+is not the submission's doing (blame rule 5, docs/architecture.md): retried, then a harness fault.
 
 A grader program killed by root on the host (`kill -9` of the HTTP driver's host pid,
 found with `docker top`) while the app is importing or serving: the app's processes are

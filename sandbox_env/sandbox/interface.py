@@ -68,7 +68,7 @@ def _settle_backstop(sandbox_id: str, reply: dict[str, Any], usage: Callable[[],
     sandboxed code can make it read "starved": threads pinned to every CPU at nice 19,
     junk for the agent to parse on a pipe the code can write. So the host confirms the
     verdict with what it measured of the sandbox itself (`usage()`, over the last
-    LIMIT_WINDOW seconds; sandbox/blame.py, rule 2): when the sandbox's own processes used its
+    LIMIT_WINDOW seconds; blame rule 2, docs/architecture.md): when the sandbox's own processes used its
     CPU, hit its limits or waited on themselves, the call is the model's timeout (the
     reply says so, as for any timed-out call); only when the host's evidence shows the
     sandbox held back, or cannot be had, is it `SandboxStarved`, a harness fault.

@@ -345,7 +345,7 @@ class DockerBackend(SandboxBackend):
         return reply
 
     def _check_limits(self, sandbox_id: str, rec: _Record, when: str) -> None:
-        """Raise a harness fault when the sandbox's limits are not the ones this backend set (sandbox/blame.py, rule 5).
+        """Raise a harness fault when the sandbox's limits are not the ones this backend set (blame rule 5, docs/architecture.md).
 
         Read before and after every call (a dozen small cgroup files, kept open: about 0.05 ms;
         cgroup.Files): a limit lowered from outside between turns or during a call makes the
