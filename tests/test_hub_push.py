@@ -120,7 +120,7 @@ def test_a_change_anywhere_in_sandbox_env_or_images_changes_the_content_hash(sta
     # one file of every top-level part of the package (each module, each sub-package's first file), and the image sources
     samples = [next(r for r in archive_files(copy) if r == p or r.startswith(p + "/")) for p in sorted(parts)]
     samples += ["images/Dockerfile", "images/requirements.txt"]
-    assert len(samples) > 20
+    assert len(samples) > 15  # the 17 top-level parts and the two image sources
     for rel in samples:
         path = copy / rel
         original = path.read_bytes()
