@@ -80,7 +80,7 @@ gc: setup
 bench: image
 	$(PY) bench/bench.py
 
-# A self-contained folder for `prime env push` (sandbox_env/hub.py): make stage-push DIR=/tmp/websandbox-push
+# A self-contained folder for `prime env push` (sandbox_env/cli/hub.py): make stage-push DIR=/tmp/websandbox-push
 stage-push: setup
 	@test -n "$(DIR)" || { echo "usage: make stage-push DIR=a-new-folder (then: cd DIR && prime env push)"; exit 2; }
 	$(PY) build_tasks.py

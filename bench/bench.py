@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sandbox_env.image import ensure_image  # noqa: E402
+from sandbox_env.rollout.image import ensure_image  # noqa: E402
 from sandbox_env.sandbox.docker import DockerBackend, docker_client  # noqa: E402
 from sandbox_env.sandbox.docker.labels import LABEL, LABEL_CLIENT  # noqa: E402
 
@@ -225,7 +225,7 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
 async def grading_figures(backend: DockerBackend, image: str, n: int) -> None:
     """Median time to grade a reference's final state: cold, and with the grader prewarmed."""
     from sandbox_env.families import grade_final
-    from sandbox_env.grading import Grader
+    from sandbox_env.grading.runs import Grader
     from sandbox_env.verify import reference_calls
     from sandbox_env.verify.compile import compile_all
     from sandbox_env.verify.scripted import scripted_rollout
@@ -257,7 +257,7 @@ async def grading_figures(backend: DockerBackend, image: str, n: int) -> None:
 
 
 async def throughput(backend: DockerBackend, image: str, total: int) -> None:
-    from sandbox_env.grading import Grader
+    from sandbox_env.grading.runs import Grader
     from sandbox_env.sandbox.pool import default_pool_size
     from sandbox_env.verify import reference_calls
     from sandbox_env.verify.compile import compile_all

@@ -45,7 +45,7 @@ from cpuacct import Meter  # noqa: E402
 
 from sandbox_env.dataset import load_rows, select_rows  # noqa: E402
 from sandbox_env.families.base import TaskRow  # noqa: E402
-from sandbox_env.image import ensure_image  # noqa: E402
+from sandbox_env.rollout.image import ensure_image  # noqa: E402
 from sandbox_env.sandbox.docker import docker_client  # noqa: E402
 
 FAMILIES = ("orm", "fastapi", "django")

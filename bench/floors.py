@@ -16,8 +16,8 @@ through the Docker SDK with the sandbox's own flags and no agent, no session, no
   over it with pytest-django, as the runner runs it.
 
 Beside the floors, two figures that split a grading container's cost by who decided it:
-- `grader_alone` (fastapi, django): the real grader program (runtime/http_driver.py,
-  runtime/pytest_runner.py) with the very request a grade sends (canaries included),
+- `grader_alone` (fastapi, django): the real grader program (runtime/grader/http_driver.py,
+  runtime/grader/pytest_runner.py) with the very request a grade sends (canaries included),
   started by bash in a fresh container with no agent: the floor's grading share plus
   what the grader's design adds (the app served by uvicorn in a process of its own and
   driven over a socket; the integrity guard; the canaries). A grading container of the
@@ -188,8 +188,8 @@ def grader_job(task: TaskRow) -> Job:
     import asyncio
 
     from sandbox_env.families import get_family
-    from sandbox_env.grader_programs import grader_argv, grader_files
-    from sandbox_env.grading import make_nonce
+    from sandbox_env.grading.programs import grader_argv, grader_files
+    from sandbox_env.grading.runs import make_nonce
 
     if task.family == "fastapi":
         final = {"files": {"app.py": _reference_file(task, "app.py")}}

@@ -6,7 +6,7 @@
 Needs the v1 stack (`.venv-v1`). For each count in `--servers` it starts that many
 `websandbox serve` processes on this machine (each its own port and name, sandboxes on the
 engine `DOCKER_HOST` names), warms each up with one episode, then runs the same `-n`
-episodes at concurrency `-c` over them through `sandbox_env.v1.spread.Spread` (one
+episodes at concurrency `-c` over them through `sandbox_env.doors.v1.spread.Spread` (one
 `EnvClient` a server, prime-rl's seeded weighted draw) against the reference policy
 served here, and prints episodes per second, the split, rewards and errors. With
 `--connect` it drives servers already running elsewhere (`websandbox serve --address
@@ -46,7 +46,7 @@ def start_server(image: str, log_dir: Path, index: int) -> tuple[subprocess.Pope
     name = f"bench-{index}-{uuid.uuid4().hex[:6]}"
     log = log_dir / f"{name}.log"
     env = {**os.environ, POLICY_KEY_VAR: "local-policy", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    cmd = [sys.executable, "-m", "sandbox_env.cli", "serve", "--address", "tcp://127.0.0.1:0", "--name", name]
+    cmd = [sys.executable, "-m", "sandbox_env.cli.main", "serve", "--address", "tcp://127.0.0.1:0", "--name", name]
     cmd += ["-a", json.dumps({"image": image, "pool_size": 0})]
     with log.open("w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -86,7 +86,7 @@ def pick_tasks(n: int) -> list:
 async def drive(addresses: list[str], tasks: list, policy_url: str, concurrency: int) -> dict:
     import verifiers.v1 as vf
 
-    from sandbox_env.v1.spread import Spread
+    from sandbox_env.doors.v1.spread import Spread
 
     policy = vf.EvalClientConfig(base_url=policy_url, api_key_var=POLICY_KEY_VAR)
     warm = next((t for t in tasks if t.data.task_id.startswith("smoke")), tasks[0])
@@ -131,9 +131,9 @@ def main() -> int:
     ap.add_argument("-c", type=int, default=8, help="episodes in flight")
     args = ap.parse_args()
 
-    from sandbox_env.image import ensure_image
+    from sandbox_env.doors.stack import installed_stack
     from sandbox_env.policy.launch import start_policy_server
-    from sandbox_env.stack import installed_stack
+    from sandbox_env.rollout.image import ensure_image
 
     if installed_stack() != "v1":
         print("bench/servers.py needs the v1 stack: run it with .venv-v1/bin/python", file=sys.stderr)

@@ -26,7 +26,7 @@ from sandbox_env.generate import store  # noqa: E402
 from sandbox_env.generate.evaluate import evaluate  # noqa: E402
 from sandbox_env.generate.fixture import world  # noqa: E402
 from sandbox_env.generate.tree import from_canonical  # noqa: E402
-from sandbox_env.image import ensure_image  # noqa: E402
+from sandbox_env.rollout.image import ensure_image  # noqa: E402
 from sandbox_env.sandbox.registry import make_backend  # noqa: E402
 from sandbox_env.verify.generated import reverify  # noqa: E402
 

@@ -28,6 +28,10 @@ REPO_ROOT = PACKAGE_DIR.parent
 TASKS_DIR = PACKAGE_DIR / "tasks"
 DATA_FILE = PACKAGE_DIR / "data" / "tasks.jsonl"
 RUNTIME_DIR = PACKAGE_DIR / "runtime"
+# Two trust zones, one folder each: what every container has (the image carries it, and a
+# rollout container is where the policy reads it) and what only a grading container receives.
+CONTAINER_PROGRAMS_DIR = RUNTIME_DIR / "container"
+GRADER_PROGRAMS_DIR = RUNTIME_DIR / "grader"
 # an installed wheel's copy, else the checkout's (never both: the checkout keeps none in the package)
 IMAGES_DIR = PACKAGE_DIR / "images" if (PACKAGE_DIR / "images").is_dir() else REPO_ROOT / "images"
 
@@ -36,7 +40,7 @@ CONTAINER_PYTHON = "/opt/venv/bin/python"
 CONTAINER_RUNTIME = "/opt/websandbox/runtime"
 WORKSPACE = "/workspace"
 SANDBOX_USER = "1000:1000"
-ORM_IMAGE_DB = "/opt/websandbox/orm.sqlite3"  # built at image build time by runtime/prepare_image.py
+ORM_IMAGE_DB = "/opt/websandbox/orm.sqlite3"  # built at image build time by runtime/container/prepare_image.py
 # -S: the agent needs only the standard library, so it skips site-packages at start.
 AGENT_ARGV = [CONTAINER_PYTHON, "-S", "-u", f"{CONTAINER_RUNTIME}/agent.py"]
 
@@ -44,7 +48,7 @@ AGENT_ARGV = [CONTAINER_PYTHON, "-S", "-u", f"{CONTAINER_RUNTIME}/agent.py"]
 # The host waits this long past an in-container limit before it calls the agent lost:
 # the agent enforces the limit itself and needs time to kill, collect and answer.
 CALL_SLACK = 15.0
-# A tool call's limit counts the sandbox's active time (runtime/agent.py, CallLimit); the
+# A tool call's limit counts the sandbox's active time (runtime/container/agent.py, CallLimit); the
 # agent ends a call as starved (a harness fault) when this many limits of wall clock pass
 # first. The host waits CALL_BACKSTOP_FACTOR * limit + CALL_SLACK for the reply. Not 4:
 # the default budget (4 sandboxes a core, sandbox/budget.py) all busy gives each a quarter

@@ -100,7 +100,7 @@ async def evidence_counts_the_sandboxs_cpu_or_is_declared_missing(backend: Sandb
         await sb.exec("python3 -c 'sum(range(3_000_000))'", timeout=60, backstop=300)
         after = backend.usage_point(sb.id)
         if before is None or after is None:
-            return  # a backend that cannot measure says so; blame.py never holds that against a submission
+            return  # a backend that cannot measure says so; sandbox/blame.py never holds that against a submission
         assert after.cpu is not None and before.cpu is not None and after.cpu > before.cpu
         assert after.at > before.at
 

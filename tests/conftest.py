@@ -11,8 +11,8 @@ import os
 
 import pytest
 
+from sandbox_env.doors.stack import installed_stack
 from sandbox_env.sandbox.docker import DockerUnavailableError, docker_client
-from sandbox_env.stack import installed_stack
 
 # Each stack's tests run in their own venv (`make test`: verifiers 0.3.x; `make test-v1`:
 # 0.4.x). The other stack's files cannot even be imported there, so they are not collected;
@@ -46,7 +46,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def image() -> str:
-    from sandbox_env.image import ensure_image
+    from sandbox_env.rollout.image import ensure_image
 
     return ensure_image()
 

@@ -2,7 +2,7 @@
 
 Run as `local_agent.py HOME` as the first process of a fresh PID namespace. It forks: the
 parent is the namespace's init (it reaps orphans and leaves with the agent's status, which
-ends every process of the namespace), the child is the real agent (runtime/agent.py) with
+ends every process of the namespace), the child is the real agent (runtime/container/agent.py) with
 its workspace moved into HOME: commands and the Python session start in HOME/workspace,
 and the file requests' /workspace and /tmp paths are read and written under HOME. The agent
 is not pid 1, so the sandboxed code can end it as it could any agent that runs as its
@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-RUNTIME = Path(__file__).resolve().parents[1] / "sandbox_env" / "runtime"
+RUNTIME = Path(__file__).resolve().parents[1] / "sandbox_env" / "runtime" / "container"
 
 
 def _agent(home: Path) -> None:

@@ -3,7 +3,7 @@
 It gives no isolation, so the installed package never registers it: tests do
 (`register_local_backend`). Each sandbox is `unshare --pid --fork --mount-proc` running
 local_agent.py as uid 1000: the namespace's init, and under it the real runtime agent
-(runtime/agent.py) with its workspace in a temp folder. The sandbox's processes can signal
+(runtime/container/agent.py) with its workspace in a temp folder. The sandbox's processes can signal
 only what runs in their namespace, and deleting the sandbox ends all of them (the init's
 parent dies, and with the init every process of the namespace); but they read the host's
 files as uid 1000 and share its network. Its limits are not enforced (Limits is kept for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox_env.rollout import Rollouts, SandboxSettings
+from sandbox_env.rollout.core import Rollouts, SandboxSettings
 from sandbox_env.sandbox import Evidence, Limits
 from sandbox_env.sandbox.registry import BackendTools, backend_names, backend_tools, make_backend, register_backend
 

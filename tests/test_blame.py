@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox_env.blame import StarvedRun, check_time_limit, judge_silence, judge_time_limit, limits_hit
 from sandbox_env.sandbox import ExecResult, SandboxEndedFromInside, Usage
+from sandbox_env.sandbox.blame import StarvedRun, check_time_limit, judge_silence, judge_time_limit, limits_hit
 from sandbox_env.sandbox.docker import cgroup, fuse, procs
 from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.docker.events import Ending

@@ -1,6 +1,6 @@
 """The agent's per-call limit samples the sandboxed side's clock only once a call has run FIRST_SAMPLE seconds.
 
-Pure logic of runtime/agent.py's CallLimit, with the clock (runtime/clock.py's SideClock,
+Pure logic of runtime/container/agent.py's CallLimit, with the clock (runtime/container/clock.py's SideClock,
 a pass over /proc) and the time replaced: a call that ends quickly never samples; the
 time before the baseline counts as active up to FIRST_SAMPLE and no further, so a
 baseline the agent took late (a busy sandbox or host) never counts towards the model's
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-RUNTIME = str(Path(__file__).resolve().parents[1] / "sandbox_env" / "runtime")
+RUNTIME = str(Path(__file__).resolve().parents[1] / "sandbox_env" / "runtime" / "container")
 sys.path.insert(0, RUNTIME)  # the agent imports its neighbours as the image runs it
 try:
     import agent

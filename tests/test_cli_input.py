@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sandbox_env.cli import env_args_of, main, package_version
+from sandbox_env.cli.main import env_args_of, main, package_version
 
 
 def test_env_args_that_are_not_json_say_what_to_write(capsys):

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
+from sandbox_env.cli.main import POLICY_KEY_VAR, start_policy_server
 from sandbox_env.sandbox.docker import docker_client
 
 
@@ -25,8 +25,8 @@ def test_reading_task_rows_and_serving_the_policy_leave_the_datasets_library_uni
 
 
 def test_our_own_command_lines_run_folder_is_found_where_vf_evals_parser_puts_it(tmp_path):
-    from sandbox_env.cli import vf_eval_command
-    from sandbox_env.eval_runs import locate, own_location
+    from sandbox_env.cli.eval_runs import locate, own_location
+    from sandbox_env.cli.main import vf_eval_command
 
     for checkout in (False, True):
         if checkout:

@@ -9,7 +9,7 @@ import pytest
 
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.django import FAMILY
-from sandbox_env.grading import Grader
+from sandbox_env.grading.runs import Grader
 from sandbox_env.verify.django import VERIFIER
 from sandbox_env.verify.scripted import scripted_rollout
 
@@ -179,7 +179,7 @@ async def test_load_environment_reference_rollouts_score_one_on_every_task(image
     import websandbox
     from verifiers.types import ClientConfig
 
-    from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
+    from sandbox_env.cli.main import POLICY_KEY_VAR, start_policy_server
 
     monkeypatch.setenv(POLICY_KEY_VAR, "local")
     env = websandbox.load_environment(family="django", image=image, pool_size=2)

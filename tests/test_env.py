@@ -7,10 +7,10 @@ import json
 import pytest
 from verifiers.types import ClientConfig
 
-from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
+from sandbox_env.cli.main import POLICY_KEY_VAR, start_policy_server
+from sandbox_env.rollout.tools import ToolArgumentError, check_tool_args
 from sandbox_env.sandbox.docker import docker_client
 from sandbox_env.sandbox.docker.labels import LABEL
-from sandbox_env.tools import ToolArgumentError, check_tool_args
 
 
 def test_tool_calls_with_missing_extra_or_mistyped_arguments_are_explained():

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from sandbox_env.cli import main
+from sandbox_env.cli.eval_report import RUN_ERRORED, family_table
+from sandbox_env.cli.main import main
 from sandbox_env.dataset import load_rows
-from sandbox_env.eval_report import RUN_ERRORED, family_table
 from sandbox_env.sandbox.docker import leaked_containers
 
 pytestmark = pytest.mark.docker

@@ -9,10 +9,10 @@ import os
 import time
 from pathlib import Path
 
-from sandbox_env.cli import split_passthrough, vf_eval_command
-from sandbox_env.eval_live import LiveCounts
-from sandbox_env.eval_report import RUN_ERRORED, error_line, report
-from sandbox_env.eval_runs import RunLocation, locate
+from sandbox_env.cli.eval_live import LiveCounts
+from sandbox_env.cli.eval_report import RUN_ERRORED, error_line, report
+from sandbox_env.cli.eval_runs import RunLocation, locate
+from sandbox_env.cli.main import split_passthrough, vf_eval_command
 
 FIVE_HUNDRED = {
     "error": "ModelError",
@@ -149,7 +149,7 @@ def test_without_a_checkout_folder_runs_go_to_outputs_in_the_current_directory(t
 def test_only_eval_takes_arguments_after_the_separator(capsys):
     import pytest
 
-    from sandbox_env.cli import main
+    from sandbox_env.cli.main import main
 
     with pytest.raises(SystemExit):
         main(["gc", "--", "-x"])

@@ -80,7 +80,7 @@ def run(tmp_path, image):
     cmd = [
         sys.executable,
         "-m",
-        "sandbox_env.cli",
+        "sandbox_env.cli.main",
         "eval",
         "--script",
         str(script),

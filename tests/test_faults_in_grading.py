@@ -12,7 +12,7 @@ final collect (test_faults_in_rollouts.py).
 A grading container whose limits are lowered from outside while its grader runs (`docker
 update --pids-limit`, `--memory` cut to a few MiB over what it holds) makes a correct
 answer run out of forks or memory: the limit is not the one the backend set, so hitting it
-is not the submission's doing (blame.py, rule 5): retried, then a harness fault.
+is not the submission's doing (blame rule 5, docs/architecture.md): retried, then a harness fault.
 
 A grader program killed by root on the host (`kill -9` of the HTTP driver's host pid,
 found with `docker top`) while the app is importing or serving: the app's processes are
@@ -50,7 +50,7 @@ from fault_kit import (
 
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import get_family, grade_final
-from sandbox_env.grading import Grader
+from sandbox_env.grading.runs import Grader
 from sandbox_env.sandbox.docker import DockerBackend
 
 pytestmark = pytest.mark.docker

@@ -35,9 +35,9 @@ import verifiers as vf
 from fault_kit import FAULTS, Injector, kill, leftovers, lower_memory_limit, lower_pids_limit, starve, stop_agent
 from verifiers.types import ClientConfig
 
-from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
+from sandbox_env.cli.main import POLICY_KEY_VAR, start_policy_server
 from sandbox_env.constants import TASKS_DIR
-from sandbox_env.env import HarnessFault
+from sandbox_env.doors.classic import HarnessFault
 from sandbox_env.verify import get_verifier
 
 pytestmark = pytest.mark.docker

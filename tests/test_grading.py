@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox_env.families import grade_final
-from sandbox_env.grading import Grader
+from sandbox_env.grading.runs import Grader
 from sandbox_env.verify import reference_calls
 from sandbox_env.verify.compile import compile_all
 from sandbox_env.verify.scripted import scripted_rollout
@@ -42,7 +42,7 @@ async def test_prewarmed_grading_gives_the_same_grades_as_cold_grading(backend, 
 
 async def test_a_rollout_container_holds_no_grader_program(backend, image):
     """The policy cannot study the graders during its rollout: they are not in its container."""
-    from sandbox_env.grader_programs import GRADER_DIR, SHARED_RUNTIME, grader_paths
+    from sandbox_env.grading.programs import GRADER_DIR, SHARED_RUNTIME, grader_paths
 
     names = [p.name for p in grader_paths() if p.name not in SHARED_RUNTIME]  # the clock holds no secret
     assert {"http_driver.py", "app_host.py", "report_channel.py", "pytest_runner.py"} <= set(names)

@@ -8,7 +8,11 @@ docs/architecture.md ("Import rules") states them; this test reads every module 
   door; families and the generator never reach verify or a front door; the rollout core never reaches a
   front door;
 - `runtime/` (programs that run inside containers) imports nothing of `sandbox_env`
-  outside `runtime/`;
+  outside `runtime/`; its two trust zones are two folders: `runtime/container/` (every
+  container has it) never imports a module of `runtime/grader/` (only grading containers
+  get those), and a grader imports of `runtime/container/` only the modules shipped with it
+  (grading/programs.py, SHARED_RUNTIME). Container programs import their neighbours by bare
+  name (`import ops`), as the image runs them, so the rule is read from bare names too;
 - the parts below the front doors import no verifiers, so both stacks share them;
 - only the sandbox layer imports a backend (`sandbox_env.sandbox.docker`) or the docker
   SDK: everything above asks the registry for a backend and its tools by name;
@@ -24,20 +28,21 @@ import re
 from pathlib import Path
 
 import sandbox_env
+from sandbox_env.constants import CONTAINER_PROGRAMS_DIR, GRADER_PROGRAMS_DIR, RUNTIME_DIR
+from sandbox_env.grading.programs import SHARED_RUNTIME
 
 PACKAGE = Path(sandbox_env.__file__).resolve().parent
 LAYERS = {
-    0: {"constants", "text", "stack", "runtime", "__init__"},
-    1: {"sandbox", "grader_programs", "dataset", "system_prompt", "viewer", "hub"},
-    2: {"blame", "tools", "image"},
-    3: {"grading"},
-    4: {"families", "metrics", "generate"},
-    5: {"verify", "rollout"},
-    6: {"env", "v1", "policy", "eval_runs", "eval_report", "eval_live", "supervise", "preflight"},
-    7: {"eval_v1", "cli"},
+    0: {"constants", "text", "runtime", "__init__"},
+    1: {"sandbox", "dataset", "viewer"},
+    2: {"grading"},
+    3: {"families", "generate"},
+    4: {"verify", "rollout"},
+    5: {"doors", "policy"},
+    6: {"cli"},
 }
 LAYER_OF = {part: layer for layer, parts in LAYERS.items() for part in parts}
-NO_VERIFIERS_BELOW = 6  # front doors and what stands on them may import verifiers; nothing under them
+NO_VERIFIERS_BELOW = 5  # front doors and what stands on them may import verifiers; nothing under them
 ROOT_MODULES = {"tests", "bench", "build_tasks", "environments", "websandbox", "conftest"}
 
 
@@ -104,6 +109,47 @@ def test_the_container_programs_import_nothing_of_the_host_package():
         if o.startswith("sandbox_env") and not o.startswith("sandbox_env.runtime")
     ]
     assert broken == []
+
+
+def _bare_imports(path: Path) -> set[str]:
+    """The first name of every absolute import of a container program (`import ops` -> ops)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def _zone(folder: Path) -> set[str]:
+    return {p.stem for p in folder.glob("*.py")} | {p.name for p in folder.iterdir() if p.is_dir() and p.name != "__pycache__"}
+
+
+def test_container_programs_never_import_a_grader_program():
+    graders = _zone(GRADER_PROGRAMS_DIR)
+    broken = [
+        f"{p.relative_to(PACKAGE)} imports {name}"
+        for p in CONTAINER_PROGRAMS_DIR.rglob("*.py")
+        for name in _bare_imports(p) & graders
+    ]
+    assert broken == []
+
+
+def test_grader_programs_import_of_the_container_side_only_what_is_shipped_with_them():
+    shipped = {Path(name).stem for name in SHARED_RUNTIME}
+    broken = [
+        f"{p.relative_to(PACKAGE)} imports {name}"
+        for p in GRADER_PROGRAMS_DIR.rglob("*.py")
+        for name in _bare_imports(p) & _zone(CONTAINER_PROGRAMS_DIR)
+        if name not in shipped
+    ]
+    assert broken == []
+
+
+def test_runtime_holds_nothing_outside_its_two_zones():
+    loose = sorted(p.name for p in RUNTIME_DIR.iterdir() if p.name not in {"container", "grader", "__pycache__"})
+    assert loose == []
 
 
 def test_nothing_under_the_front_doors_imports_verifiers():
@@ -190,13 +236,13 @@ def test_the_checkout_keeps_its_agreed_top_level_with_one_copy_of_the_package():
 
 
 def test_the_agents_operations_are_named_only_in_their_one_module():
-    from sandbox_env.runtime import ops
+    from sandbox_env.runtime.container import ops
 
     names = "|".join(sorted(ops.ALL))
     sent = re.compile(rf"[\"']op[\"']\s*:\s*[\"']({names})[\"']")  # a request written with a literal name
     served = re.compile(rf"\bop\s*(==|in)\s*\(?[\"']({names})[\"']")  # the agent's dispatch on a literal name
     host = [p for p in (PACKAGE / "sandbox").rglob("*.py") if sent.search(p.read_text())]
-    agent = PACKAGE / "runtime" / "agent.py"
+    agent = CONTAINER_PROGRAMS_DIR / "agent.py"
     assert [p.relative_to(PACKAGE).as_posix() for p in host] == []
     assert served.findall(agent.read_text()) == []
     assert "import ops" in agent.read_text()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox_env.cli import run_eval
+from sandbox_env.cli.main import run_eval
 from sandbox_env.dataset import load_rows
 from sandbox_env.sandbox.docker import run_containers
 from sandbox_env.sandbox.runs import new_run_id

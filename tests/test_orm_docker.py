@@ -10,8 +10,8 @@ import pytest
 
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.orm import FAMILY, fixture_variant_for
-from sandbox_env.runtime.orm_fixture.data import BOOKS
-from sandbox_env.runtime.orm_fixture.variants import N_BOOKS
+from sandbox_env.runtime.container.orm_fixture.data import BOOKS
+from sandbox_env.runtime.container.orm_fixture.variants import N_BOOKS
 from sandbox_env.sandbox import SandboxError
 from sandbox_env.sandbox.docker import docker_client
 from sandbox_env.verify.orm import VERIFIER

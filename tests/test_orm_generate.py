@@ -34,9 +34,9 @@ from sandbox_env.generate.tree import (
     tree_hash,
     walk,
 )  # fmt: skip
-from sandbox_env.runtime.orm_fixture import data
+from sandbox_env.runtime.container.orm_fixture import data
 
-MODELS_PY = (schema.__file__.rsplit("/", 2)[0]) + "/runtime/orm_fixture/shop/models.py"
+MODELS_PY = (schema.__file__.rsplit("/", 2)[0]) + "/runtime/container/orm_fixture/shop/models.py"
 
 
 def _cands(seed: int = 3, n: int = 60) -> list[Query]:

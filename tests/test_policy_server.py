@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from sandbox_env.cli import start_policy_server
+from sandbox_env.cli.main import start_policy_server
 from sandbox_env.dataset import load_rows
 
 TOOLS = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in ("bash", "execute_code")]

@@ -19,9 +19,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from sandbox_env.cli import main
+from sandbox_env.cli.main import main
+from sandbox_env.cli.preflight import check_server
 from sandbox_env.policy.launch import start_policy_server
-from sandbox_env.preflight import check_server
 
 CALL = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "true"}'}}
 

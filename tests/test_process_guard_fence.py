@@ -1,4 +1,4 @@
-"""The fence the fastapi app runs behind (runtime/process_guard.fence_signals), installed in a forked child here.
+"""The fence the fastapi app runs behind (runtime/grader/process_guard.fence_signals), installed in a forked child here.
 
 Against another process (here the test's own, the child's parent) every knob is refused with
 EPERM; against itself (pid 0 or its own pid) the same calls work, so an honest app may renice,
@@ -17,9 +17,9 @@ import sys
 
 import pytest
 
-from sandbox_env.constants import RUNTIME_DIR
+from sandbox_env.constants import GRADER_PROGRAMS_DIR
 
-_spec = importlib.util.spec_from_file_location("_grader_process_guard", RUNTIME_DIR / "process_guard.py")
+_spec = importlib.util.spec_from_file_location("_grader_process_guard", GRADER_PROGRAMS_DIR / "process_guard.py")
 guard = sys.modules["_grader_process_guard"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(guard)
 

@@ -1,7 +1,7 @@
 """The rollout core's lease logic, without containers: what is the model's, what is the harness's.
 
-Both front doors (env.py for verifiers 0.3.x, v1/ for 0.4.x) run their rollouts through
-this one lease (sandbox_env/rollout.py), so these cases cover both.
+Both front doors (doors/classic.py for verifiers 0.3.x, doors/v1/ for 0.4.x) run their rollouts through
+this one lease (sandbox_env/rollout/core.py), so these cases cover both.
 
 The sandbox interface is played in memory (`PlayedBackend`) for the smoke family, with
 failures on cue, so that each exit path can be taken on purpose: a sandbox ended from
@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 
 from sandbox_env.dataset import load_rows
+from sandbox_env.doors.metrics import metric_values
 from sandbox_env.families.base import TaskRow
-from sandbox_env.metrics import metric_values
-from sandbox_env.rollout import Lease, LeaseError, Rollouts, SandboxSettings
+from sandbox_env.rollout.core import Lease, LeaseError, Rollouts, SandboxSettings
+from sandbox_env.rollout.tools import ToolArgumentError
 from sandbox_env.sandbox import Evidence, SandboxBackend, SandboxEndedFromInside, SandboxError
-from sandbox_env.tools import ToolArgumentError
 
 ANSWER = {"command": "echo 'hello, sandbox' > /workspace/hello.txt"}
 ENDED = "its processes ran out of memory: the kernel's OOM killer ended the agent"

@@ -15,9 +15,9 @@ import shutil
 import time
 from pathlib import Path
 
-from sandbox_env.eval_live import LiveCounts
-from sandbox_env.eval_report import report
-from sandbox_env.eval_runs import RunLocation
+from sandbox_env.cli.eval_live import LiveCounts
+from sandbox_env.cli.eval_report import report
+from sandbox_env.cli.eval_runs import RunLocation
 from sandbox_env.viewer import load_run
 from sandbox_env.viewer.notes import CHECK_SERVER, run_notes
 from sandbox_env.viewer.render import page_data

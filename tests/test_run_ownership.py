@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from sandbox_env.eval_runs import RunLocation
+from sandbox_env.cli.eval_runs import RunLocation
 from sandbox_env.sandbox.docker import docker_client, leaked_containers, run_containers
 from sandbox_env.sandbox.docker.labels import LABEL, LABEL_PID, LABEL_RUN
 from sandbox_env.sandbox.locks import RUNTIME_DIR_VAR

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
+from sandbox_env.rollout.tools import cap_output, run_bash, run_code
 from sandbox_env.sandbox import SandboxError
-from sandbox_env.tools import cap_output, run_bash, run_code
 
 pytestmark = pytest.mark.docker
 

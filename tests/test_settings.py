@@ -1,6 +1,6 @@
 """One list of knobs: every layer names a sandbox setting as `SandboxSettings` does, with its default.
 
-`SandboxSettings` (sandbox_env/rollout.py) is the only list of the settings that shape a
+`SandboxSettings` (sandbox_env/rollout/core.py) is the only list of the settings that shape a
 rollout's sandbox, its tools and its grading. The classic `load_environment` and the v1
 task config (tests/v1/test_taskset.py) take the same names with the same defaults, the
 container limits are derived from it, and so are the times that depend on the per-call limit.
@@ -13,8 +13,8 @@ import importlib
 import inspect
 
 from sandbox_env.constants import CALL_BACKSTOP_FACTOR, CALL_SLACK
-from sandbox_env.rollout import SandboxSettings
-from sandbox_env.system_prompt import SYSTEM_PROMPT, system_prompt_for
+from sandbox_env.doors.system_prompt import SYSTEM_PROMPT, system_prompt_for
+from sandbox_env.rollout.core import SandboxSettings
 
 
 def _settings_defaults() -> dict[str, object]:

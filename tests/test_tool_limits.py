@@ -1,6 +1,6 @@
 """A tool call's limit counts the sandbox's active time: the model's timeout is never the host's load.
 
-The agent (runtime/agent.py, CallLimit over runtime/clock.py) ends a `bash` command or an
+The agent (runtime/container/agent.py, CallLimit over runtime/container/clock.py) ends a `bash` command or an
 `execute_code` cell as "timed out" once the sandbox was active for the limit: a sleep, a
 busy loop and a command that starves itself with its own forks all reach it. A sandbox
 starved from outside (`docker update --cpus 0.02` through the engine) is not active while
@@ -16,8 +16,8 @@ import pytest
 from fault_kit import processes, starve
 
 from sandbox_env.constants import CALL_BACKSTOP_FACTOR
+from sandbox_env.rollout.tools import run_bash, run_code
 from sandbox_env.sandbox import SandboxEndedFromInside, SandboxError, SandboxStarved
-from sandbox_env.tools import run_bash, run_code
 
 pytestmark = pytest.mark.docker
 

@@ -13,7 +13,7 @@ import pytest
 from verifiers.types import ClientConfig
 from verifiers.utils.save_utils import make_serializable
 
-from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
+from sandbox_env.cli.main import POLICY_KEY_VAR, start_policy_server
 from sandbox_env.policy.tokens import encode, render_prompt
 
 pytestmark = pytest.mark.docker

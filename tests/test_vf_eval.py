@@ -15,9 +15,9 @@ import pytest
 from verifiers.utils.path_utils import is_valid_eval_results_path
 from verifiers.utils.save_utils import load_outputs
 
-from sandbox_env.cli import run_eval, start_policy_server
+from sandbox_env.cli.eval_report import family_table
+from sandbox_env.cli.main import run_eval, start_policy_server
 from sandbox_env.dataset import load_rows
-from sandbox_env.eval_report import family_table
 from sandbox_env.sandbox.docker import run_containers
 from sandbox_env.sandbox.runs import new_run_id
 
@@ -140,7 +140,7 @@ def test_sigterm_to_vf_eval_mid_run_leaves_no_container(image, tmp_path):
     import subprocess
     import time
 
-    from sandbox_env.cli import POLICY_KEY_VAR
+    from sandbox_env.cli.main import POLICY_KEY_VAR
     from sandbox_env.sandbox.docker import docker_client
     from sandbox_env.sandbox.docker.labels import LABEL, LABEL_PID
 

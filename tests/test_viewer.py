@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sandbox_env.cli import main as cli_main
+from sandbox_env.cli.main import main as cli_main
 from sandbox_env.viewer import RunFormatError, load_run, render_html, write_report
 from sandbox_env.viewer.classic import message
 from sandbox_env.viewer.record import Run

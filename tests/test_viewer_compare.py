@@ -11,7 +11,7 @@ import re
 import shutil
 from pathlib import Path
 
-from sandbox_env.cli import main as cli_main
+from sandbox_env.cli.main import main as cli_main
 from sandbox_env.viewer import load_run, render_html
 from sandbox_env.viewer.compare import compare_runs, task_scores
 from sandbox_env.viewer.record import Run

@@ -16,8 +16,8 @@ import shutil
 import time
 from pathlib import Path
 
-from sandbox_env.cli import main as cli_main
-from sandbox_env.eval_v1 import family_table_v1
+from sandbox_env.cli.eval_v1 import family_table_v1
+from sandbox_env.cli.main import main as cli_main
 from sandbox_env.viewer import load_run
 from sandbox_env.viewer.runs import newest_run, search_roots
 from sandbox_env.viewer.summary import family_table

@@ -21,7 +21,7 @@ import pytest
 
 from sandbox_env.constants import ENV_ID, REPO_ROOT
 from sandbox_env.dataset import load_rows
-from sandbox_env.image import image_tag
+from sandbox_env.rollout.image import image_tag
 from sandbox_env.sandbox.docker import leaked_containers
 
 VERIFIERS = "verifiers==0.3.1"
@@ -76,7 +76,7 @@ def test_the_wheel_holds_the_module_with_its_pyproject_and_the_package_without_c
         "sandbox_env/images/Dockerfile",
         "sandbox_env/images/requirements.txt",
         "sandbox_env/data/tasks.jsonl",
-        "sandbox_env/runtime/agent.py",
+        "sandbox_env/runtime/container/agent.py",
     } <= names
     tracked = subprocess.run(["git", "ls-files", "sandbox_env"], cwd=REPO_ROOT, capture_output=True, text=True).stdout.split()
     assert set(tracked) <= names  # every file of the package in the checkout
@@ -95,13 +95,17 @@ def test_the_checkouts_own_wheel_carries_the_image_sources_in_the_package(tmp_pa
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         assert z.read("sandbox_env/images/Dockerfile") == (REPO_ROOT / "images" / "Dockerfile").read_bytes()
-    assert {"sandbox_env/images/requirements.txt", "sandbox_env/data/tasks.jsonl", "sandbox_env/runtime/agent.py"} <= names
+    assert {
+        "sandbox_env/images/requirements.txt",
+        "sandbox_env/data/tasks.jsonl",
+        "sandbox_env/runtime/container/agent.py",
+    } <= names
     assert not [n for n in names if n.startswith(("images/", "tests/", "bench/", "environments/"))]
 
 
 def test_the_image_sources_sit_at_the_checkouts_top_and_hash_under_their_checkout_names():
     from sandbox_env.constants import IMAGES_DIR
-    from sandbox_env.image import _build_inputs, _hashed_name
+    from sandbox_env.rollout.image import _build_inputs, _hashed_name
 
     assert IMAGES_DIR == REPO_ROOT / "images" and (IMAGES_DIR / "Dockerfile").is_file()
     assert not (REPO_ROOT / "sandbox_env" / "images").exists()
@@ -120,7 +124,7 @@ def test_the_installed_package_carries_its_code_images_data_and_eval_defaults(in
     probe = (
         "import json, sandbox_env, websandbox\n"
         "from sandbox_env.constants import IMAGES_DIR, DATA_FILE\n"
-        "from sandbox_env.image import image_tag\n"
+        "from sandbox_env.rollout.image import image_tag\n"
         "from verifiers.legacy.scripts.eval import get_env_eval_defaults\n"
         "print(json.dumps({'sandbox_env': sandbox_env.__file__, 'websandbox': websandbox.__file__,\n"
         "  'dockerfile': (IMAGES_DIR / 'Dockerfile').is_file(), 'data': DATA_FILE.is_file(), 'images': str(IMAGES_DIR),\n"

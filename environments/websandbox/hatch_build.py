@@ -22,7 +22,7 @@ wheel that cannot build its image. An editable install takes nothing from here:
 `dev-mode-dirs` puts this folder and the checkout root on sys.path.
 
 Which files count follows the rule `prime env push` collects its source archive by (skip
-hidden names, symlinks, caches and `build`/`dist`/`outputs` folders; sandbox_env/hub.py
+hidden names, symlinks, caches and `build`/`dist`/`outputs` folders; sandbox_env/cli/hub.py
 states it), so a folder staged by that rule and the checkout build the same wheel.
 """
 
@@ -33,7 +33,12 @@ from pathlib import Path
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 BESIDE_THE_MODULE = {"websandbox.py": "__init__.py", "pyproject.toml": "pyproject.toml", "README.md": "README.md"}
-REQUIRED = ("images/Dockerfile", "images/requirements.txt", "sandbox_env/data/tasks.jsonl", "sandbox_env/runtime/agent.py")
+REQUIRED = (
+    "images/Dockerfile",
+    "images/requirements.txt",
+    "sandbox_env/data/tasks.jsonl",
+    "sandbox_env/runtime/container/agent.py",
+)
 SKIPPED_DIRS = {"__pycache__", "build", "dist", "outputs"}
 
 

@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING
 
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import DEFAULT_SPLIT, build_dataset, load_rows, select_rows
-from sandbox_env.image import ensure_image
+from sandbox_env.doors.stack import installed_stack
+from sandbox_env.rollout.image import ensure_image
 from sandbox_env.sandbox.pool import default_pool_size
 from sandbox_env.sandbox.registry import DEFAULT_BACKEND
-from sandbox_env.stack import installed_stack
 
 if TYPE_CHECKING:
     import verifiers as vf
 
 if installed_stack() == "v1":
-    from sandbox_env.v1 import WebSandboxEnv, WebSandboxTaskset
+    from sandbox_env.doors.v1 import WebSandboxEnv, WebSandboxTaskset
 
     __all__ = ["WebSandboxEnv", "WebSandboxTaskset"]
 else:
@@ -66,8 +66,8 @@ def load_environment(
     arguments = dict(locals())
     if installed_stack() == "v1":
         raise RuntimeError(f"load_environment is the classic front door (verifiers 0.3.x); {V1_HINT}")
-    from sandbox_env.env import WebSandboxClassicEnv
-    from sandbox_env.rollout import SandboxSettings
+    from sandbox_env.doors.classic import WebSandboxClassicEnv
+    from sandbox_env.rollout.core import SandboxSettings
 
     rows = select_rows(load_rows(), family=family, difficulty=difficulty, category=category, task_ids=task_ids, split=split)
     if max_turns is None:

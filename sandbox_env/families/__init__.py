@@ -4,7 +4,7 @@ Each family module exports FAMILY (see base.Family): prompt, setup, collect, gra
 Verification of tasks (references, controls, mutants) lives in sandbox_env/verify/,
 which imports families and is never imported by them.
 
-`grade_final` applies the blame rule (sandbox_env/blame.py) at the one production entry:
+`grade_final` applies the blame rule (sandbox_env/sandbox/blame.py) at the one production entry:
 a harness fault (an exception, or a grade with `scoring_error`) is retried once, in fresh
 sandboxes, before it is reported; a grading sandbox that the code under test ended from
 inside (`SandboxEndedFromInside`: out of memory, its process limit hit, an agent silenced
@@ -27,10 +27,10 @@ import importlib
 import logging
 from typing import Any
 
-from sandbox_env.blame import limits_hit, outside_change
 from sandbox_env.families.base import METRIC_NAMES, Family, Grade, TaskRow
-from sandbox_env.grading import Grader, recording_runs
+from sandbox_env.grading.runs import Grader, recording_runs
 from sandbox_env.sandbox import SandboxEndedFromInside
+from sandbox_env.sandbox.blame import limits_hit, outside_change
 
 logger = logging.getLogger("websandbox")
 GRADING_ATTEMPTS = 2  # a harness fault is retried once in fresh sandboxes before it is reported

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sandbox_env.text import valid_json_text
 
 if TYPE_CHECKING:
-    from sandbox_env.grading import Grader
+    from sandbox_env.grading.runs import Grader
     from sandbox_env.sandbox import Sandbox
 
 METRIC_NAMES = (
@@ -77,7 +77,7 @@ class Grade:
     metrics: dict[str, float] = field(default_factory=dict)
     scoring_error: str | None = None
     tampered: bool = False
-    # a harness fault that the backend could not prove was the harness's: what it lacks (rollout.py)
+    # a harness fault that the backend could not prove was the harness's: what it lacks (rollout/core.py)
     unproven_harness_fault: str | None = None
 
     def to_dict(self) -> dict[str, Any]:

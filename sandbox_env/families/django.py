@@ -22,7 +22,7 @@ process, where nothing is secret and any object can be changed, so the verdict r
 evidence that a change cannot avoid leaving:
 - observations: every comparison assertion's expected values stay on the host; the process
   sends the compared values as plain data and the host decides (django_suite.py,
-  runtime/observations.py), so a value that lies about its equality meets nothing;
+  runtime/grader/observations.py), so a value that lies about its equality meets nothing;
 - hidden tests: a patch keyed on what the policy knows (the visible tests, by name, file
   or source) leaves the hidden tests to be passed honestly; where a task declares
   `[[vary]]` tokens, the data its hidden tests insert is drawn per grading run on the host,
@@ -33,7 +33,7 @@ evidence that a change cannot avoid leaving:
   under a budget of one): a patch keyed on anything observable hits them as often as
   real tests; a passing canary is evidence only where its original passed (a wrong but
   honest submission can satisfy a changed value by chance);
-- the runner's guard (runtime/integrity.py): identities and code of everything the
+- the runner's guard (runtime/grader/integrity.py): identities and code of everything the
   verdict depends on, noted before the deliverable is imported; hook and fixture
   allowlists; the collected test functions; the test files; a witness that compares each
   query count with the statements SQLite really ran;
@@ -55,7 +55,7 @@ the process can raise from frames named after any file), Django failing to load 
 deliverable, or a test module that does not collect (the host compiles every module it makes
 first) is the submission's 0.0; a hang past the time limit only when the host's measurement
 shows that the grading sandbox had its CPU (the Grader raises StarvedRun otherwise;
-sandbox_env/blame.py). A "harness error" report after the "started" frame was forged from
+sandbox_env/sandbox/blame.py). A "harness error" report after the "started" frame was forged from
 inside the process (the runner sends one only before it): tampered. So is, after that frame, a
 report the host cannot read or that the runner never writes (no JSON, nested past the parser's
 limit, an unknown stage, fields of other types): before, each raised on the host or was taken
@@ -75,7 +75,7 @@ from sandbox_env.families import django_evidence as evidence
 from sandbox_env.families import django_vary
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow, collect_files, read_task_toml
 from sandbox_env.families.django_suite import Suite, make_suite
-from sandbox_env.grading import Grader, ReportError
+from sandbox_env.grading.runs import Grader, ReportError
 from sandbox_env.sandbox import Sandbox
 
 RUNNER = "pytest_runner.py"

@@ -15,7 +15,7 @@ those same tests, so that nothing the code under test can see tells them apart:
   in`, the unittest `assertEqual` family) of every emitted test becomes
   `_observe(key, op, left, right)` with its literals replaced by holes (`Site`): the
   expected values stay on the host, which decides the comparison from the operands the
-  process sends as plain data (runtime/observations.py, django_evidence.py). Threat model:
+  process sends as plain data (runtime/grader/observations.py, django_evidence.py). Threat model:
   the deliverable reads every test file, source, code object, frame and byte of its process
   (linecache, inspect, gc, co_consts, /proc/self, the runner's stdin once read); none of
   them holds an expected value of a comparison any more, so an object that lies about

@@ -23,12 +23,12 @@ sends it) are slipped into random sessions at random places, and the sessions ar
 in a random order, so neither position nor request tells them apart. (The document's
 canary once carried a random extra query parameter, which told it apart from the checks'
 reads of the document: an app could serve the canary one document and the checks another.) The driver
-(runtime/http_driver.py) reports raw responses; the host evaluates expectations (which
+(runtime/grader/http_driver.py) reports raw responses; the host evaluates expectations (which
 never enter a container) and judges canaries (fastapi_checks.judge_canaries). Reward =
 the fraction of checks passing.
 
 Where the answers are recorded. The app is served by uvicorn on a unix socket in a
-process of its own (runtime/app_host.py forks one per session); the driver, another
+process of its own (runtime/grader/app_host.py forks one per session); the driver, another
 process that imports nothing of the submission, sends the requests with its own httpx
 client and records what comes back. The driver and the app host are undumpable, so the
 app cannot read their memory (the nonce) or write into their descriptors (the report):
@@ -43,7 +43,7 @@ Who is at fault when no final report comes back. The driver writes framed progre
 "importing" or "serving", the app's processes could have stopped the driver or outlasted
 the limit: the submission's failure, score 0.0, no scoring_error. A driver killed by a
 signal there is the submission's only where the app could send it: the notes say
-`"fenced"` when every app process runs behind the signal fence (runtime/process_guard.py:
+`"fenced"` when every app process runs behind the signal fence (runtime/grader/process_guard.py:
 it may signal, limit or reschedule only itself), and then the signal came from the kernel or
 from outside the sandbox: a scoring_error, retried, unless the host's trace of the run
 (`result.usage`, which the app cannot touch) shows the sandbox's own processes pushing its
@@ -69,7 +69,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-from sandbox_env.blame import LIMIT_WINDOW, Verdict, judge_time_limit, limits_hit
 from sandbox_env.families.base import Grade, TaskRow, collect_files, read_task_toml
 from sandbox_env.families.fastapi_checks import (
     CheckError,
@@ -83,8 +82,9 @@ from sandbox_env.families.fastapi_checks import (
     witness_problems,
 )
 from sandbox_env.families.fastapi_vary import VaryError, drawn_checks, normalize, validate
-from sandbox_env.grading import Grader, ReportError
+from sandbox_env.grading.runs import Grader, ReportError
 from sandbox_env.sandbox import ExecResult, Sandbox
+from sandbox_env.sandbox.blame import LIMIT_WINDOW, Verdict, judge_time_limit, limits_hit
 
 APP_PATH = "app.py"
 REQUEST_TIMEOUT = 10.0

@@ -12,7 +12,7 @@ leaves `result`), expected.json (the reference's rows, frozen by
 that must score 0.0 (verification controls).
 
 Fixture variants (no answer key to replay). The image holds the hand-written fixture
-(variant 0) and drawn variants of it (runtime/orm_fixture/variants.py: more books, sales
+(variant 0) and drawn variants of it (runtime/container/orm_fixture/variants.py: more books, sales
 and reviews, from fixed seeds). `--freeze` also writes fixture_variants.json: the reference's
 rows on every variant that verification admits for the task (the reference's rows agree
 on two builds of the variant, and every wrong answer is still wrong there). Each rollout
@@ -35,7 +35,7 @@ from sandbox_env.constants import CONTAINER_RUNTIME as RUNTIME
 from sandbox_env.constants import ORM_IMAGE_DB, REASON_CHARS
 from sandbox_env.families.base import Grade, TaskRow, read_task_toml
 from sandbox_env.families.orm_compare import ABS_TOL, REL_TOL, compare, row_evidence
-from sandbox_env.grading import Grader
+from sandbox_env.grading.runs import Grader
 from sandbox_env.sandbox import Sandbox, SandboxError
 
 IMAGE_DB = ORM_IMAGE_DB
@@ -43,7 +43,7 @@ _VARIANT_KEY = secrets.token_bytes(32)  # this process's: variants are drawn whe
 
 
 def image_db(variant: int) -> str:
-    """The image's fixture database of `variant` (runtime/prepare_image.py); 0 is the hand-written one."""
+    """The image's fixture database of `variant` (runtime/container/prepare_image.py); 0 is the hand-written one."""
     return IMAGE_DB if variant == 0 else IMAGE_DB.replace(".sqlite3", f"-v{variant}.sqlite3")
 
 

@@ -1,6 +1,6 @@
 """Validation of the session probe's tagged value on the host, before anything reads it.
 
-The probe's encoder (runtime/session.py `encode`) runs in the model's own Python
+The probe's encoder (runtime/container/session.py `encode`) runs in the model's own Python
 session, so a cell can replace it and make the probe return any JSON at all, e.g.
 {"list": 5}. The host therefore trusts nothing about the shape it gets back and checks
 the whole tagged grammar first, iteratively (no recursion), with bounds:

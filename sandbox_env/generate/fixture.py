@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox_env.runtime.orm_fixture import data, variants
+from sandbox_env.runtime.container.orm_fixture import data, variants
 
 VARIANTS = variants.VARIANTS
 

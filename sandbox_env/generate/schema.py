@@ -1,6 +1,6 @@
 """The bookshop schema as the generator sees it: fields with types, relations, and English nouns.
 
-Written from runtime/orm_fixture/shop/models.py (a unit test checks that every field named
+Written from runtime/container/orm_fixture/shop/models.py (a unit test checks that every field named
 here exists there with the same nullability). The generator never reads the models through
 Django: the evaluator is plain Python, and the image's Django is reached only by verification.
 

@@ -4,7 +4,7 @@ A backend implements five things: `create` a started sandbox whose agent answers
 `call` that agent with one request, `delete` (now or in the background) and
 `teardown` (remove everything it made). Everything else — running a command, starting
 and feeding a program, writing and reading files, the persistent Python session — is
-a request to the in-container agent (`runtime/agent.py`), so it is written once here,
+a request to the in-container agent (`runtime/container/agent.py`), so it is written once here,
 on top of `call`. A second backend (hosted, Kubernetes) subclasses `SandboxBackend`
 without touching families, graders or front doors.
 
@@ -19,11 +19,11 @@ active time, with a wall-clock backstop of CALL_BACKSTOP_FACTOR limits (the agen
 CallLimit); a call that reaches the backstop before its limit is judged by the host's
 evidence (`recent_usage`, `_settle_backstop`): the model's timeout when the sandbox's own
 processes used its CPU or waited on themselves, else `SandboxStarved`, a harness fault.
-`feed` (a grader program) counts the wall clock: grading judges its own runs (grading.py,
-blame.py).
+`feed` (a grader program) counts the wall clock: grading judges its own runs (grading/runs.py,
+sandbox/blame.py).
 
 Evidence: `usage_point` reads what a sandbox has consumed so far (CPU time, CPU pressure,
-limit events; sandbox/usage.py, judged by blame.py); a backend that cannot measure returns
+limit events; sandbox/usage.py, judged by sandbox/blame.py); a backend that cannot measure returns
 None, which never counts against the submission. A lost agent is reported as
 `SandboxEndedFromInside` when the sandbox's own processes did it, else `SandboxError`.
 """
@@ -44,7 +44,7 @@ from sandbox_env.constants import (
     SPAWN_TIMEOUT,
     short,
 )
-from sandbox_env.runtime import ops
+from sandbox_env.runtime.container import ops
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.types import Evidence, ExecResult, Limits, PyResult, SandboxStarved
 from sandbox_env.sandbox.usage import Usage, UsagePoint
@@ -64,11 +64,11 @@ def _limited(request: dict[str, Any], backstop: float | None) -> tuple[dict[str,
 def _settle_backstop(sandbox_id: str, reply: dict[str, Any], usage: Callable[[], Usage | None]) -> dict[str, Any]:
     """The reply of a call the agent ended at its wall-clock backstop, judged by the host's own evidence.
 
-    The agent's clock (runtime/agent.py, CallLimit) runs inside the sandbox, where the
+    The agent's clock (runtime/container/agent.py, CallLimit) runs inside the sandbox, where the
     sandboxed code can make it read "starved": threads pinned to every CPU at nice 19,
     junk for the agent to parse on a pipe the code can write. So the host confirms the
     verdict with what it measured of the sandbox itself (`usage()`, over the last
-    LIMIT_WINDOW seconds; blame.py, rule 2): when the sandbox's own processes used its
+    LIMIT_WINDOW seconds; blame rule 2, docs/architecture.md): when the sandbox's own processes used its
     CPU, hit its limits or waited on themselves, the call is the model's timeout (the
     reply says so, as for any timed-out call); only when the host's evidence shows the
     sandbox held back, or cannot be had, is it `SandboxStarved`, a harness fault.
@@ -127,7 +127,7 @@ class SandboxBackend(ABC):
     def teardown(self) -> None:
         """Remove every sandbox this backend made (also from atexit); it creates nothing afterwards."""
 
-    # -- evidence for blame (see blame.py) ---------------------------------------------------
+    # -- evidence for blame (see sandbox/blame.py) ---------------------------------------------------
     def evidence(self) -> Evidence:
         """What this backend can prove about its sandboxes (none by default: a backend declares what it has)."""
         return Evidence()

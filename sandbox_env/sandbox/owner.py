@@ -1,7 +1,7 @@
 """Who owns a container, and whether that owner is provably gone: what `gc` decides on.
 
-A container's owner is the host process whose backend made it. Liveness used to be read
-from a pid label checked with `kill(pid, 0)` on the machine running `gc`. A pid says
+A container's owner is the host process whose backend made it. Its liveness is not read
+from a bare pid label checked with `kill(pid, 0)` on the machine running `gc`: a pid says
 nothing across machines: with an engine reached through `DOCKER_HOST`, or env servers on
 several hosts sharing one engine, the pid of another machine's process may be free here
 (gc would remove a live server's containers) or taken by an unrelated process here (gc

@@ -12,7 +12,7 @@ A factory takes the container `Limits` and the host's container budget
 Besides sandboxes a backend provides parts that work on its engine as a whole
 (`BackendTools`, `backend_tools(name)`): where its sandboxes run, cleanup (gc of what dead
 owners left, settling one run) and image distribution (does an image exist, build one).
-The command line and image.py ask for them by name, so only this layer imports a backend.
+The command line and rollout/image.py ask for them by name, so only this layer imports a backend.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ class SandboxEndedFromInside(SandboxError):
 class SandboxStarved(SandboxError):
     """A tool call's wall-clock backstop passed while its sandbox was active for less than the call's limit.
 
-    The host's load kept the sandbox off the CPU (runtime/agent.py, CallLimit): the call
+    The host's load kept the sandbox off the CPU (runtime/container/agent.py, CallLimit): the call
     did not get the time its limit promises, so ending it is a harness fault, never the
     model's timeout. `evidence` holds the agent's measurement (limit, wall, active and CPU
     seconds).
@@ -57,7 +57,7 @@ class Evidence:
     """What a backend can prove about its sandboxes, so that a fault is blamed on evidence, not on its absence.
 
     `usage`: what a sandbox consumed (CPU time, CPU pressure, limit events) as the host
-    measured it, so a hit time limit and a silent agent can be judged (blame.py, rules 2-3);
+    measured it, so a hit time limit and a silent agent can be judged (blame rules 2-3, docs/architecture.md);
     `limits_changed`: whether its limits were changed from outside (rule 5);
     `ended_from_inside`: whether a sandbox that died was ended by its own processes (rule 3).
     Without one of them, the blame rule calls the fault the harness's: a wrong answer

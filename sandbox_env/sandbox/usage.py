@@ -1,4 +1,4 @@
-"""What a sandbox consumed, as the host measured it: the evidence that blame.py judges.
+"""What a sandbox consumed, as the host measured it: the evidence that sandbox/blame.py judges.
 
 A backend that can measure gives `UsagePoint`s: cumulative counters of one sandbox at one
 moment. Two points make a `Usage` over the window between them; a `UsageTrace` keeps the
@@ -11,7 +11,7 @@ A point also carries the memory and pids limits the sandbox had at that moment, 
 backend that set them says when they differ from what it asked for (`changed_limits`):
 a limit lowered from outside (`docker update --memory`, `--pids-limit` by an operator or a
 tool on the host) makes the sandbox's own processes hit it, which then proves nothing
-against them (blame.py). A window is tainted by such a change when any of its points is.
+against them (sandbox/blame.py). A window is tainted by such a change when any of its points is.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""The judgements of the blame rule (sandbox_env/blame.py) over a sandbox's measured usage.
+"""The judgements of the blame rule (docs/architecture.md, "Blame") over a sandbox's measured usage.
 
 They live beside the usage evidence, in the sandbox package, so that a backend and the
 sandbox interface can apply the rule themselves (a lost agent, a tool call that reached
-its wall-clock backstop) without importing upward; blame.py states the rule and
-re-exports them for everything above.
+its wall-clock backstop) without importing upward; sandbox/blame.py re-exports them for
+everything above.
 """
 
 from __future__ import annotations

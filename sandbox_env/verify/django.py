@@ -18,7 +18,7 @@ from typing import Any
 
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.families.django import FAMILY, read_folder
-from sandbox_env.grading import Grader
+from sandbox_env.grading.runs import Grader
 from sandbox_env.verify.base import Control, VerifyContext, bash_write_files
 from sandbox_env.verify.scripted import scripted_rollout
 

@@ -31,7 +31,7 @@ from sandbox_env.verify.variants import variant_controls
 
 
 async def verify(rows: list[TaskRow], concurrency: int) -> bool:
-    from sandbox_env.image import ensure_image
+    from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
     image = await asyncio.to_thread(ensure_image)

@@ -287,7 +287,7 @@ async def produce(backend: SandboxBackend, image: str, seed: int, count: int, co
 
 
 def main_generate(seed: int, count: int, out: Path, concurrency: int = 2, shape: str | None = None, merge: bool = False) -> int:
-    from sandbox_env.image import ensure_image
+    from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
     image = ensure_image()
@@ -360,7 +360,7 @@ async def reverify(backend: SandboxBackend, image: str, records: list[dict[str, 
 
 def main_reverify(task_ids: set[str] | None = None, concurrency: int = 2) -> int:
     """build_tasks.py --verify for generated tasks: every stored one (or those named) verified again."""
-    from sandbox_env.image import ensure_image
+    from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
     records = [r for r in store.read() if task_ids is None or r["task_id"] in task_ids]

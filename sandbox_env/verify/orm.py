@@ -5,7 +5,7 @@ the image's, the result deterministic and exact through JSON, and equal to the f
 expected.json); then the reference, the empty and missing answers and every wrong_*.py
 variant go through the real rollout and grading path.
 
-Fixture variants (runtime/orm_fixture/variants.py): a drawn variant is admitted for a
+Fixture variants (runtime/container/orm_fixture/variants.py): a drawn variant is admitted for a
 task only when the reference's rows agree on two builds of it whose drawn rows are
 inserted in opposite orders (no tie the spec leaves open decides them), are exact
 through JSON and non-trivial, and every wrong_*.py answer gives other rows. `--freeze`
@@ -45,7 +45,7 @@ from sandbox_env.families.orm import (
     start_session,
 )
 from sandbox_env.families.orm_compare import decode_result
-from sandbox_env.runtime.orm_fixture.variants import VARIANTS
+from sandbox_env.runtime.container.orm_fixture.variants import VARIANTS
 from sandbox_env.sandbox import SandboxBackend
 from sandbox_env.verify.base import Control, VerifyContext
 from sandbox_env.verify.scripted import scripted_rollout
@@ -377,7 +377,7 @@ VERIFIER = OrmVerifier()
 
 async def freeze_expected(folders: list[Path]) -> None:
     """Run each reference over a rebuilt database and write its rows to expected.json."""
-    from sandbox_env.image import ensure_image
+    from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
     image = await asyncio.to_thread(ensure_image)

@@ -356,7 +356,7 @@ async def run_graded(
 
 async def reverify(backend: Any, image: str, rows: list[TaskRow], concurrency: int = 2) -> dict[str, list[str]]:
     """Every repair row graded again: its reference 1.0 (once per base), its broken files below 1.0; problems by id."""
-    from sandbox_env.grading import Grader
+    from sandbox_env.grading.runs import Grader
     from sandbox_env.verify import reference_calls
 
     problems: dict[str, list[str]] = {r.task_id: [] for r in rows}
@@ -406,7 +406,7 @@ def _reference_files(row: TaskRow) -> dict[str, str]:
 
 def main_reverify(rows: list[TaskRow], concurrency: int = 2) -> int:
     """build_tasks.py --verify for repair tasks: the chosen ones verified again; prints counts and time."""
-    from sandbox_env.image import ensure_image
+    from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
     backend = make_backend()
@@ -434,8 +434,8 @@ def _key(r: dict[str, Any]) -> str:
 async def generate(
     families: list[str], limit: int | None, generated: int, concurrency: int, path: Path, log=print
 ) -> dict[str, int]:
-    from sandbox_env.grading import Grader
-    from sandbox_env.image import ensure_image
+    from sandbox_env.grading.runs import Grader
+    from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
     records = {r["task_id"]: r for r in repair_store.read(path)}

@@ -13,9 +13,9 @@ from typing import Any
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.families import get_family, grade_final
 from sandbox_env.families.base import Grade, TaskRow
-from sandbox_env.grading import Grader
+from sandbox_env.grading.runs import Grader
+from sandbox_env.rollout.tools import run_tool
 from sandbox_env.sandbox import SandboxBackend
-from sandbox_env.tools import run_tool
 
 
 @dataclass

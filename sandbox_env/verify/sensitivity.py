@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox_env.constants import RUNTIME_DIR, TASKS_DIR
+from sandbox_env.constants import CONTAINER_PROGRAMS_DIR, TASKS_DIR
 from sandbox_env.verify.mutants import (
     DJANGO_OPERATORS,
     FASTAPI_OPERATORS,
@@ -49,7 +49,7 @@ from sandbox_env.verify.mutants import (
     related_names_of,
 )
 
-MODELS_PY = RUNTIME_DIR / "orm_fixture" / "shop" / "models.py"
+MODELS_PY = CONTAINER_PROGRAMS_DIR / "orm_fixture" / "shop" / "models.py"
 FAMILY_ORDER = ("orm", "fastapi", "django")
 MUTANT_TIMEOUT = 60
 MUTANT_DRAWS = 3  # gradings of a killed fastapi mutant on a task with [[vary]], each its own draw
@@ -292,7 +292,7 @@ async def _grade_each(
 
 async def run_fastapi(client: Any, image: str, folders: list[Path], concurrency: int) -> list[TaskSensitivity]:
     from sandbox_env.families.fastapi import APP_PATH, FAMILY
-    from sandbox_env.grading import Grader
+    from sandbox_env.grading.runs import Grader
 
     grader = Grader(client, image)
     sem = asyncio.Semaphore(concurrency)
@@ -305,7 +305,7 @@ async def run_fastapi(client: Any, image: str, folders: list[Path], concurrency:
 
 async def run_django(client: Any, image: str, folders: list[Path], concurrency: int) -> list[TaskSensitivity]:
     from sandbox_env.families.django import FAMILY
-    from sandbox_env.grading import Grader
+    from sandbox_env.grading.runs import Grader
     from sandbox_env.verify.django import VERIFIER
 
     grader = Grader(client, image)
@@ -400,7 +400,7 @@ def print_report(by_family: dict[str, list[TaskSensitivity]], disagreements: lis
 
 async def main_mutants(rows: list[Any], concurrency: int) -> bool:
     """build_tasks.py --mutants: the chosen rows' families and tasks; prints the report, returns ok."""
-    from sandbox_env.image import ensure_image
+    from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
     image = await asyncio.to_thread(ensure_image)

@@ -45,7 +45,7 @@ async def variant_controls(folder: Path, task: Any, ctx: Any) -> list[Any]:
     import asyncio
 
     from sandbox_env.families import grade_final
-    from sandbox_env.grading import Grader
+    from sandbox_env.grading.runs import Grader
     from sandbox_env.verify.base import Control
     from sandbox_env.verify.scripted import scripted_rollout
 

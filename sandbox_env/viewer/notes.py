@@ -1,7 +1,7 @@
 """What a run's transcripts say about the model server, in plain words, for the terminal and the page.
 
 Two findings that a table of rewards hides, each one sentence that `websandbox eval` prints
-after its table (both stacks: eval_report.py) and the viewer shows above its own:
+after its table (both stacks: cli/eval_report.py) and the viewer shows above its own:
 
 - No rollout called a tool. Every task is solved only through `bash` / `execute_code`, so a
   run in which the model replied but never once called a tool scored zeros that measure the

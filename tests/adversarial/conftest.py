@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 import pytest
 
+from sandbox_env.rollout.tools import run_bash
 from sandbox_env.sandbox.docker.channel import AgentChannel
-from sandbox_env.tools import run_bash
 
 FIND_AGENT = (
     "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -v docker-init "

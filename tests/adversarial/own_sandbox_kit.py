@@ -2,7 +2,7 @@
 
 Each attack is the model's own doing, so each must end in the submission's 0.0 (graded
 deliverable) or a fresh sandbox and a tool message (tool call): never a scoring_error
-(sandbox_env/blame.py, rule 4). Before the agent runs out of the sandboxed code's reach,
+(sandbox_env/blame rule 4, docs/architecture.md). Before the agent runs out of the sandboxed code's reach,
 some of these end the agent itself; after, they end only what the sandboxed code owns.
 The expectations hold either way.
 """

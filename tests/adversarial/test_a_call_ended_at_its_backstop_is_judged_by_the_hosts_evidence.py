@@ -1,10 +1,10 @@
 """A tool call or final probe that the agent ended at its wall-clock backstop is starved only on the host's word.
 
 The agent's clock runs inside the sandbox, where the model's code can make it read
-"starved" (threads pinned to every CPU at nice 19, junk for the agent to parse). Before,
-the agent's `starved` reply became `SandboxStarved`, a harness fault, whatever the sandbox
-had done: 4 of 4 such final probes at load 7-17 were rescheduled. Now the host judges the
-call by its own cgroup evidence over the call's last seconds (blame.py, rule 2): the
+"starved" (threads pinned to every CPU at nice 19, junk for the agent to parse). Taken at its
+word, the agent's `starved` reply would be `SandboxStarved`, a harness fault, whatever the
+sandbox had done (4 of 4 such final probes at load 7-17 would be rescheduled). So the host judges the
+call by its own cgroup evidence over the call's last seconds (blame rule 2, docs/architecture.md): the
 sandbox's own use of its CPU, its limits hit, or a sandbox that waited on itself make the
 call its timeout; only a sandbox held back by the host, or evidence that cannot be had, is
 starvation.

@@ -11,8 +11,8 @@ it trusts its own value where that is one of the two (right but where the bug bi
 takes the smaller number for the original (the canary maker mostly adds to a number). So every assertion its bug would fail
 passes, and the twin still fails where it differs.
 
-Before expected values left the process (grading by observations compared on the host)
-this escaped: 1.0 and not tampered whenever the orientation guess held. Now every compared
+While expected values are compared in the process this escapes: 1.0 and not tampered
+whenever the orientation guess holds. The defence: every compared
 value is sent out as plain data and compared on the host, where the lie is an int like any
 other: the bug fails its hidden test, a plain 0 (a wrong answer, not tampering).
 """
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from sandbox_env.families.django import FAMILY
-from sandbox_env.grading import Grader
+from sandbox_env.grading.runs import Grader
 
 pytestmark = pytest.mark.docker
 

@@ -1,9 +1,8 @@
 """An orm `result` replayed from an earlier grading scores only where the draw lands on the same rows.
 
-Before, every orm task graded against one frozen expected.json over one fixture: a
-deliverable that printed the rows of the last grading (or of the repository's
-expected.json, or rows learnt by heart over epochs) scored 1.0 without a query. Each
-rollout now works on a fixture variant drawn on the host (families/orm.py
+The attack: with one frozen expected.json over one fixture, a deliverable that prints the
+rows of the last grading (or of the repository's expected.json, or rows learnt by heart
+over epochs) scores 1.0 without a query. The defence: each rollout works on a fixture variant drawn on the host (families/orm.py
 `fixture_variant_for`, keyed by a secret of the grading process) among the variants
 verification admitted for the task, and grading compares with that variant's rows.
 """
@@ -18,8 +17,8 @@ import pytest
 
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.orm import FAMILY, fixture_variant_for
-from sandbox_env.runtime.orm_fixture.data import BOOKS
-from sandbox_env.runtime.orm_fixture.variants import N_BOOKS
+from sandbox_env.runtime.container.orm_fixture.data import BOOKS
+from sandbox_env.runtime.container.orm_fixture.variants import N_BOOKS
 from sandbox_env.verify.scripted import scripted_rollout
 
 TASKS = sorted(p for p in (TASKS_DIR / "orm").iterdir() if (p / "task.toml").is_file())

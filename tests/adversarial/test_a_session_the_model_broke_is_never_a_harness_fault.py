@@ -1,11 +1,11 @@
 """What the model's code does to its own Python session, after it ran, is never a harness fault.
 
-Before, the agent's restart of the session was not guarded: with /workspace made
-unreadable (`chmod 000`, the model owns that tmpfs) or every pid of the pids limit held,
-ending the session made the next call's restart raise inside the agent; its error reply
-became a SandboxError on the host, and a harness fault: a tool call's HarnessFault, or, at
-the final orm probe, a scoring_error, so the trainer rescheduled a rollout the model had
-lost. Each restart path now tells the model in the call's output; the final probe then has
+The attack: with /workspace made unreadable (`chmod 000`, the model owns that tmpfs) or
+every pid of the pids limit held, end the session, so that an unguarded restart raises
+inside the agent; its error reply would become a SandboxError on the host, and a harness
+fault: a tool call's HarnessFault, or, at the final orm probe, a scoring_error, so the
+trainer would reschedule a rollout the model had lost. The defence: each restart path tells
+the model in the call's output; the final probe then has
 no value, which is the submission's 0.0.
 
 A flood of junk on the session's reply pipe is bounded too: the agent reads at most

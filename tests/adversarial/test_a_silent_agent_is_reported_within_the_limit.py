@@ -1,9 +1,9 @@
 """No call hangs past its limit: a stopped, silent or vanished agent is named as such, at once.
 
-Before: with the agent's input stolen or the agent stopped, the next call hung for its
-whole limit (+15 s) and every later call said "the agent has exited" while it still
-ran. Now the agent sends a heartbeat every second while it works; nothing for 5 s
-means "stopped answering", a closed stream means "the stream to the agent broke", and
+The threat: with the agent's input stolen or the agent stopped, a call would hang for its
+whole limit (+15 s) and every later call would name the wrong cause. The decision
+(sandbox/channel.py): the agent sends a heartbeat every second while it works; nothing for
+5 s means "stopped answering", a closed stream means "the stream to the agent broke", and
 the sandbox keeps that first reason for every later call.
 """
 
@@ -14,10 +14,10 @@ import time
 
 import pytest
 
+from sandbox_env.rollout.tools import run_bash, run_code
 from sandbox_env.sandbox import SandboxError
 from sandbox_env.sandbox.docker import docker_client
 from sandbox_env.sandbox.docker.channel import SILENCE_LIMIT, ChannelError
-from sandbox_env.tools import run_bash, run_code
 
 LIMIT = 60.0  # the tool call's own limit: detection must not wait for it
 

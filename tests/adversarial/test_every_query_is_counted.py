@@ -3,7 +3,7 @@
 Each exploit is dj04's N+1 report (one query for the authors, one per author for the books:
 13 or more queries under a budget of two) sent by another route to the in-memory test
 database, so that Django's query log never sees it. Before the audit hook of
-runtime/query_audit.py every one of them scored 1.0; each must now score 0.0 and be
+runtime/grader/query_audit.py every one of them scored 1.0; each must now score 0.0 and be
 `tampered`. Honest raw SQL through Django's own cursor must still score 1.0.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sandbox_env.families.django import FAMILY
-from sandbox_env.grading import Grader
+from sandbox_env.grading.runs import Grader
 from sandbox_env.verify.django import VERIFIER
 
 TASKS = Path(__file__).resolve().parents[2] / "sandbox_env" / "tasks" / "django"

@@ -1,7 +1,7 @@
 """Exploits of the fastapi grader written against its source: each must score 0.0.
 
-The app runs in processes of its own (runtime/app_host.py) and the driver records from
-another (runtime/http_driver.py), so attacks on the driver from app.py either find
+The app runs in processes of its own (runtime/grader/app_host.py) and the driver records from
+another (runtime/grader/http_driver.py), so attacks on the driver from app.py either find
 nothing to patch or are refused by the kernel (undumpable processes). Each test says
 what the exploit did to the old in-process driver and what it must get now.
 """

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from sandbox_env.families.fastapi import FAMILY as FASTAPI
+from sandbox_env.rollout.tools import run_bash
 from sandbox_env.sandbox import SandboxError
-from sandbox_env.tools import run_bash
 from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker

@@ -1,12 +1,12 @@
 """Whatever a sandbox sends, the host holds at most STREAM_BOUND bytes of its stream.
 
-Before: 100 MB written to the agent's stderr grew the host by 100 MB (and by 1.2 GB in
-a longer run), and 50 MB without a newline added 29 MB before the stream broke. Now
-no sandboxed code can write to the agent's stream at all; and the host's own buffers
-are bounded: a ring of the last 64 KiB of stderr, one line of at most 16 MiB, frames
-consumed as they arrive whatever size their header claims. The floods are played on a
-stand-in stream (nothing inside a sandbox can produce them any more) and the host's
-resident memory is measured by the kernel's high-water mark.
+The threat: a flood on the agent's stream (100 MB on its stderr, 50 MB without a newline)
+held whole by the host, which grows with it. The defence: no sandboxed code can write to
+the agent's stream at all; and the host's own buffers are bounded: a ring of the last
+64 KiB of stderr, one line of at most 16 MiB, frames consumed as they arrive whatever size
+their header claims (sandbox/channel.py, sandbox/docker/channel.py). The floods are played
+on a stand-in stream (nothing inside a sandbox can produce them) and the host's resident
+memory is measured by the kernel's high-water mark.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import struct
 
 import pytest
 
+from sandbox_env.rollout.tools import run_bash, run_code
 from sandbox_env.sandbox.docker.channel import LINE_MAX, STREAM_BOUND, ChannelError
-from sandbox_env.tools import run_bash, run_code
 
 FLOOD = 100 << 20
 CHUNK = b"a" * (1 << 20)

@@ -1,8 +1,8 @@
 """The Python session's private reply pipe: junk written into it breaks at most that session.
 
-Before: a cell wrote a JSON line to the session's reply fd (fd 4) and from then on
-every cell and the final read got an earlier cell's reply. Now each request to the
-session carries a fresh random id; anything else on the pipe is dropped and counted,
+The attack: a cell writes a JSON line to the session's reply fd (fd 4), so that every
+later cell and the final read would get an earlier cell's reply. The defence: each request
+to the session carries a fresh random id; anything else on the pipe is dropped and counted,
 the model is told, the session restarts (with its preamble), and later replies are
 never shifted.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox_env.tools import run_bash, run_code
+from sandbox_env.rollout.tools import run_bash, run_code
 
 pytestmark = pytest.mark.docker
 

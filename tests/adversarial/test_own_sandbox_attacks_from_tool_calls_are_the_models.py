@@ -17,7 +17,7 @@ import pytest
 from own_sandbox_kit import FROM_A_TOOL_CALL
 from verifiers.types import ClientConfig
 
-from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
+from sandbox_env.cli.main import POLICY_KEY_VAR, start_policy_server
 from sandbox_env.sandbox.docker import docker_client
 
 pytestmark = pytest.mark.docker

@@ -27,7 +27,7 @@ import pytest
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import grade_final
 from sandbox_env.families.django import FAMILY as DJANGO
-from sandbox_env.grading import Grader
+from sandbox_env.grading.runs import Grader
 from sandbox_env.sandbox.docker import docker_client
 from sandbox_env.sandbox.usage import between
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox_env.tools import run_bash, run_code
+from sandbox_env.rollout.tools import run_bash, run_code
 
 pytestmark = pytest.mark.docker
 

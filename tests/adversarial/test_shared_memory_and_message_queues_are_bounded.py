@@ -1,17 +1,17 @@
 """Memory the kernel holds outside the tmpfs limits is bounded or unavailable.
 
-Before: /dev/shm took 64 MiB, System V shared memory took 100 MB in one segment, and
-POSIX message queues could be created. Now /dev/shm is 16 MiB, System V segments
-total at most 16 MiB and die with their last user, message queues are unavailable;
-all of it is charged to the container's memory cgroup.
+The threat: memory outside the tmpfs limits (/dev/shm at the engine's 64 MiB default,
+System V segments of any size, POSIX message queues). The decision: /dev/shm is 16 MiB,
+System V segments total at most 16 MiB and die with their last user, message queues are
+unavailable; all of it is charged to the container's memory cgroup.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from sandbox_env.rollout.tools import run_bash, run_code
 from sandbox_env.sandbox.docker.hardening import SHM_MB
-from sandbox_env.tools import run_bash, run_code
 
 pytestmark = pytest.mark.docker
 

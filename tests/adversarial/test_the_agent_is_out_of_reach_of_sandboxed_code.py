@@ -1,16 +1,15 @@
 """The supervisor cannot be read, written, signalled or traced from a tool call or a cell.
 
-Before: the agent ran as uid 1000 like the tools, so `cat /proc/<agent>/fd/0` stole its
-requests (the next call hung for its whole limit), `kill -STOP` froze it and
-`kill -9 -1` killed it. Now it runs as root with SETUID/SETGID/KILL/SYS_RESOURCE only, and every
-sandboxed process is uid 1000.
+The threat: an agent of the tools' uid, whose requests `cat /proc/<agent>/fd/0` steals,
+which `kill -STOP` freezes and `kill -9 -1` kills. The decision: the agent runs as root with
+SETUID/SETGID/KILL/SYS_RESOURCE only, and every sandboxed process is uid 1000.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from sandbox_env.tools import run_bash, run_code
+from sandbox_env.rollout.tools import run_bash, run_code
 
 pytestmark = pytest.mark.docker
 

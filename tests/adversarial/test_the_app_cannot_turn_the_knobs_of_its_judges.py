@@ -10,12 +10,12 @@ exploits used that to turn a wrong answer into a harness fault, rescheduled by t
 - the driver pinned to one CPU where nice-19 threads of the app spin, while the events pipe
   is flooded: the driver's clock saw the app starved, and the deadline blamed the harness.
 
-Now the signal fence (runtime/process_guard.fence_signals) refuses every such call aimed
+The defence: the signal fence (runtime/grader/process_guard.fence_signals) refuses every such call aimed
 at another process, and the driver reads no more from the events pipe than an honest
 witness writes for what it asked (http_driver.Lines): the flood is tampering at once.
 Each knob below is turned at import; when it is refused, the import fails with
-PermissionError, the submission's plain 0.0. Before the fence each call succeeded (the
-import went on, or the driver was killed outright), so the reason did not say so.
+PermissionError, the submission's plain 0.0: without the fence each call succeeds (the
+import goes on, or the driver is killed outright), and the reason does not say so.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Code in a sandbox cannot change its own cgroup limits to make its zero read as a harness fault.
 
-A limit that differs from the one the backend set is a harness fault (blame.py, rule 5). A
+A limit that differs from the one the backend set is a harness fault (blame rule 5, docs/architecture.md). A
 policy that has read this would lower its own pids or memory limit from inside, so that a
 wrong answer is rescheduled instead of scored. The cgroup files are read-only inside the
 container, so the attempt fails and the evidence shows no change.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox_env.tools import run_bash
+from sandbox_env.rollout.tools import run_bash
 
 pytestmark = pytest.mark.docker
 

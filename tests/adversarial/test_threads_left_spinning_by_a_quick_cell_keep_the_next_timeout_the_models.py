@@ -1,7 +1,7 @@
 """Threads left spinning by a quick cell keep the next call's timeout the model's, never "starved".
 
 Threat: the agent's clock takes its first sample of the sandbox's processes only 50 ms into a
-call (runtime/agent.py), so a call that ends sooner is never sampled. A policy that read this
+call (runtime/container/agent.py), so a call that ends sooner is never sampled. A policy that read this
 starts busy threads in the persistent Python session from a cell that returns at once, then
 makes a slow call: the session's own threads take the sandbox's CPU, and if the clock saw the
 call as waiting for a CPU it could not get, the call would run to its wall-clock backstop and
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox_env.tools import run_code
+from sandbox_env.rollout.tools import run_code
 
 pytestmark = pytest.mark.docker
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from sandbox_env.rollout.tools import run_bash, run_code
 from sandbox_env.text import valid_json_text, valid_text
-from sandbox_env.tools import run_bash, run_code
 
 
 def _encodes(text: str) -> bool:

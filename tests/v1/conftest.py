@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox_env.stack import installed_stack
+from sandbox_env.doors.stack import installed_stack
 
 if installed_stack() != "v1":
     raise pytest.UsageError("tests/v1 needs verifiers 0.4.x: run `make test-v1` (its own venv, .venv-v1)")

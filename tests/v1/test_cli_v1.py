@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox_env.cli import main
-from sandbox_env.eval_v1 import output_dir
+from sandbox_env.cli.eval_v1 import output_dir
+from sandbox_env.cli.main import main
 
 
 @pytest.mark.parametrize(

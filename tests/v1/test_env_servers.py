@@ -11,7 +11,7 @@ Hosts in a namespace reach the internet (v1's harness fetches its script's packa
 uv) only through an HTTPS CONNECT proxy the test serves on their gateway, as cluster
 nodes often do; everything else they reach is on their own network.
 
-The driver is `sandbox_env.v1.spread.Spread`: one `EnvClient` a server, prime-rl's seeded
+The driver is `sandbox_env.doors.v1.spread.Spread`: one `EnvClient` a server, prime-rl's seeded
 weighted draw of the server, a run that raised becomes a failed episode with its error,
 plus the liveness watch prime-rl lacks (a killed server's episodes come back failed with
 `EnvServerLost` instead of waiting forever). The reference policy is served once, on an
@@ -41,11 +41,11 @@ import pytest
 import verifiers.v1 as vf
 from conftest import SWEEP_TASKS
 
-from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
+from sandbox_env.cli.main import POLICY_KEY_VAR, start_policy_server
+from sandbox_env.doors.v1.spread import LOST, Spread
 from sandbox_env.sandbox.docker import docker_client
 from sandbox_env.sandbox.docker.labels import LABEL_HOST, LABEL_OWNER, LABEL_SERVER
 from sandbox_env.sandbox.owner import Owner
-from sandbox_env.v1.spread import LOST, Spread
 
 pytestmark = pytest.mark.docker
 
@@ -235,7 +235,19 @@ def start_server(image, tmp_path, proxies):
         if host.gateway:  # https only: the policy (http) and the bridge (loopback) stay direct
             env.update(HTTPS_PROXY=proxies[host.gateway], https_proxy=proxies[host.gateway], NO_PROXY="localhost,127.0.0.1")
         task = json.dumps({"image": image, "pool_size": 0})
-        cmd = [*host.prefix, sys.executable, "-m", "sandbox_env.cli", "serve", "--address", host.bind, "--name", name, "-a", task]
+        cmd = [
+            *host.prefix,
+            sys.executable,
+            "-m",
+            "sandbox_env.cli.main",
+            "serve",
+            "--address",
+            host.bind,
+            "--name",
+            name,
+            "-a",
+            task,
+        ]
         with log.open("w") as out:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         server = Server(name, proc, log)

@@ -22,7 +22,7 @@ import verifiers.v1 as vf
 from conftest import SWEEP_TASKS
 from verifiers.v1.serve import EnvClient, env_config_data, serve_env
 
-from sandbox_env.cli import POLICY_KEY_VAR, start_policy_server
+from sandbox_env.cli.main import POLICY_KEY_VAR, start_policy_server
 from sandbox_env.sandbox.docker import docker_client, leaked_containers
 from sandbox_env.sandbox.docker.labels import LABEL, LABEL_PID, LABEL_ROLE
 

@@ -10,9 +10,9 @@ import verifiers.v1 as vf
 from mcp.server.mcpserver import MCPServer
 
 from sandbox_env.dataset import load_rows
-from sandbox_env.rollout import Rollouts, SandboxSettings
-from sandbox_env.v1 import WebSandboxEnv, WebSandboxTaskset, WebSandboxToolset, WebSandboxToolsetConfig
-from sandbox_env.v1.taskset import task_row
+from sandbox_env.doors.v1 import WebSandboxEnv, WebSandboxTaskset, WebSandboxToolset, WebSandboxToolsetConfig
+from sandbox_env.doors.v1.taskset import task_row
+from sandbox_env.rollout.core import Rollouts, SandboxSettings
 
 
 def _taskset(**fields) -> vf.Taskset:

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from sandbox_env.eval_v1 import load_run, run_eval_v1
+from sandbox_env.cli.eval_v1 import load_run, run_eval_v1
 from sandbox_env.policy.chat_tokenizer import build_tokenizer
 
 pytestmark = pytest.mark.docker

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import SWEEP_TASKS
 
-from sandbox_env.eval_v1 import family_table_v1, load_run, run_eval_v1
+from sandbox_env.cli.eval_v1 import family_table_v1, load_run, run_eval_v1
 from sandbox_env.sandbox.docker import leaked_containers
 
 pytestmark = pytest.mark.docker

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox_env.eval_v1 import load_run as read_episodes
+from sandbox_env.cli.eval_v1 import load_run as read_episodes
 from sandbox_env.viewer import load_run
 
 RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "v1_runs"

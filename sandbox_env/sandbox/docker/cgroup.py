@@ -1,4 +1,4 @@
-"""What a container consumed, read by the host from its cgroup files (the evidence of blame.py).
+"""What a container consumed, read by the host from its cgroup files (the evidence of sandbox/blame.py).
 
 The code in a container cannot touch these files: they are the kernel's accounting of the
 container's processes, read on the host. Read per container, by container id:
@@ -15,7 +15,7 @@ container's processes, read on the host. Read per container, by container id:
 
 A container's directory is `docker/<id>` (cgroupfs driver) or `system.slice/docker-<id>.scope`
 (systemd driver) under each hierarchy. Where none is found (an engine on another host, a
-cgroup namespace that hides the host's tree), `sample` returns None and blame.py treats
+cgroup namespace that hides the host's tree), `sample` returns None and sandbox/blame.py treats
 the evidence as missing, which never counts against the submission.
 
 Nothing is assumed about where the engine runs: the directory is named by the container's

@@ -12,7 +12,7 @@ A remote engine (`DOCKER_HOST=tcp://...` or `ssh://...`, engine.py) works the sa
 containers, the attach stream, the reaper (it inherits `DOCKER_HOST`) and the labels do not
 care where the engine runs. What does: the container's cgroup, the usage evidence, is read
 only from the directory named by its full id on this machine (cgroup.py); a remote engine's
-container has none here, so its evidence is missing, which blame.py never counts against
+container has none here, so its evidence is missing, which sandbox/blame.py never counts against
 the submission (a wall-clock backstop hit there is a harness fault, rescheduled).
 
 Lifetime (spec.py): a container is attached before it starts and ends when that stream
@@ -45,7 +45,7 @@ from typing import Any
 import docker.errors
 
 from sandbox_env.constants import ENGINE_MESSAGE_CHARS, READY_TIMEOUT, SANDBOX_USER, SHORT_ID, short
-from sandbox_env.runtime import ops
+from sandbox_env.runtime.container import ops
 from sandbox_env.sandbox.budget import SandboxBudget, Slot, default_max_sandboxes
 from sandbox_env.sandbox.docker import cgroup, fuse, reaper
 from sandbox_env.sandbox.docker.cgroup import Files as CgroupFiles
@@ -345,7 +345,7 @@ class DockerBackend(SandboxBackend):
         return reply
 
     def _check_limits(self, sandbox_id: str, rec: _Record, when: str) -> None:
-        """Raise a harness fault when the sandbox's limits are not the ones this backend set (blame.py, rule 5).
+        """Raise a harness fault when the sandbox's limits are not the ones this backend set (blame rule 5, docs/architecture.md).
 
         Read before and after every call (a dozen small cgroup files, kept open: about 0.05 ms;
         cgroup.Files): a limit lowered from outside between turns or during a call makes the

@@ -1,4 +1,4 @@
-"""Why a sandbox's agent was lost, and whose doing it was (blame.py, rule 3), from the host's evidence.
+"""Why a sandbox's agent was lost, and whose doing it was (blame rule 3, docs/architecture.md), from the host's evidence.
 
 Called when a request to the agent fails at the channel (the stream closed or broke, the
 agent fell silent, or it missed its deadline). The answer is an exception to raise:
@@ -19,7 +19,7 @@ Evidence, in order:
    after the failure: no evidence either way. Any other exit code is the agent failing
    by itself: the harness. A container that is gone with no record of how: the harness.
    An ending that would be the sandbox's (out of memory, a signal from inside) is the
-   harness's when its memory or pids limit had been changed from outside (blame.py, rule 5:
+   harness's when its memory or pids limit had been changed from outside (blame rule 5, docs/architecture.md:
    `docker update --memory` lowered under correct code runs it out of memory).
 4. The agent fell silent in a container that still runs. A container paused from outside
    (`docker pause`), or a root process of it (docker-init, the agent) stopped by a signal or

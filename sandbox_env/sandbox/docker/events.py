@@ -7,7 +7,7 @@ the engine to signal the container (`docker kill`, `docker rm -f`, this backend'
 removal), `die` with the exit code, `destroy` once it is removed. One thread per backend
 follows the stream of the containers that carry the backend's client label.
 
-How a container ended tells who ended it (blame.py, rule 3): a `die` with no `kill` before
+How a container ended tells who ended it (blame rule 3, docs/architecture.md): a `die` with no `kill` before
 it and no removal asked by this backend means that the container's own processes ended
 (every process killed from inside, or its agent killed by the OOM killer).
 """

@@ -27,7 +27,7 @@ and only among processes of the host's root user (sandboxed code runs as uid 100
 no capability, so it cannot forge one). Its start time is kept, so a pid handed to
 another process after the server exits is never read. When the driver is another one,
 the process cannot be seen (an engine on another host, another pid namespace) or more
-than one matches, nothing is found and the evidence is the cgroup's alone, as before.
+than one matches, nothing is found and the evidence is the cgroup's alone.
 
 Cost: one pass over /proc when a container starts (its `comm` files, and the command line
 of the few fuse-overlayfs processes: 4 ms with 200 processes on the host, in the backend's

@@ -1,6 +1,6 @@
 """How a sandbox container is locked down: the create arguments every sandbox gets.
 
-Identities. The container's main process is `runtime/agent.py` under `docker-init`,
+Identities. The container's main process is `runtime/container/agent.py` under `docker-init`,
 and both run as root (uid 0) with every capability dropped except the four the agent
 needs to start, stop and outlive the sandboxed code: SETUID and SETGID (to spawn tool
 commands, the Python session and grader programs as uid 1000 with no supplementary

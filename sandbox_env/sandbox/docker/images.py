@@ -1,6 +1,6 @@
 """Image distribution for the Docker backend: whether an image exists, the base to build on, the build.
 
-image.py (above the sandbox layer) owns what goes into the runtime image and its
+rollout/image.py (above the sandbox layer) owns what goes into the runtime image and its
 content-hashed tag; it asks this module, through the registry's `BackendTools`, to look
 an image up on the engine and to build a prepared context into a tag. The build never
 needs network inside `docker build`: wheels are downloaded on the host first. Where no

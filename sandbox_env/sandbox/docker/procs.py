@@ -1,6 +1,6 @@
 """Whether a container's supervisor was stopped from outside, read by the host from /proc.
 
-A silent agent in a busy sandbox is the sandbox's own doing (blame.py, rule 3): its
+A silent agent in a busy sandbox is the sandbox's own doing (blame rule 3, docs/architecture.md): its
 processes starved the agent of its CPU. That holds only while the agent could run. Root on
 the host (or anything with the host's rights: a debugger, a monitoring tool, a frozen
 engine) can stop the agent itself with SIGSTOP or ptrace while the sandboxed code keeps

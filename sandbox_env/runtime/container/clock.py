@@ -2,7 +2,7 @@
 
 Shared by the agent (the per-call limit of `bash` and `execute_code`: SideClock) and the
 HTTP driver (its per-step limits while grading: the readers and `starved`), so it is in
-the image and is also shipped with the grader programs (grader_programs.SHARED_RUNTIME). It imports nothing but the standard
+the image and is also shipped with the grader programs (grading/programs.py, SHARED_RUNTIME). It imports nothing but the standard
 library and nothing from its own folder.
 
 The sandboxed side of a container is every process but the harness's (`keep`: pid 1, the

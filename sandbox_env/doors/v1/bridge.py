@@ -23,7 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
-from sandbox_env.rollout import Lease, LeaseError
+from sandbox_env.rollout.core import Lease, LeaseError
 
 logger = logging.getLogger("websandbox.v1.bridge")
 

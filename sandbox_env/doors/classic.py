@@ -1,13 +1,13 @@
 """The classic front door: a vf.SandboxEnv subclass for verifiers 0.3.x, over the rollout core.
 
-One sandbox a rollout from the runtime image, the two tools of tools.py, and grading in
+One sandbox a rollout from the runtime image, the two tools of rollout/tools.py, and grading in
 post_rollout (in fresh sandboxes, on the host's terms). A rollout's sandbox life is a
-`Lease` of the rollout core (sandbox_env/rollout.py), the same one the v1 front door
+`Lease` of the rollout core (sandbox_env/rollout/core.py), the same one the v1 front door
 uses; this module only translates between it and verifiers 0.3.x (state, tools, errors).
 The sandboxes come from websandbox's own backend (sandbox/), not from the hosted client
 the parent class builds.
 
-Blame (sandbox_env/blame.py) as the rollout sees it:
+Blame (sandbox_env/sandbox/blame.py) as the rollout sees it:
 - A harness fault (no sandbox, a failed setup such as "the Python session did not
   start", a sandbox lost by the harness's doing, a grading fault that a retry did not
   cure) scores 0.0 with `scoring_error` set and `state["error"]` set to `HarnessFault`,
@@ -33,13 +33,13 @@ import verifiers as vf
 from verifiers.envs.sandbox_env import SandboxMonitorRubric
 
 from sandbox_env.constants import DEFAULTS, TOOL_NAMES
+from sandbox_env.doors.metrics import metric_values
+from sandbox_env.doors.system_prompt import SYSTEM_PROMPT, system_prompt_for
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow
-from sandbox_env.metrics import metric_values
-from sandbox_env.rollout import Lease, LeaseError, Rollouts, SandboxSettings
+from sandbox_env.rollout.core import Lease, LeaseError, Rollouts, SandboxSettings
+from sandbox_env.rollout.tools import check_tool_args
 from sandbox_env.sandbox import SandboxBackend
-from sandbox_env.system_prompt import SYSTEM_PROMPT, system_prompt_for
 from sandbox_env.text import described_error
-from sandbox_env.tools import check_tool_args
 
 logger = logging.getLogger("websandbox")
 

@@ -1,7 +1,7 @@
-"""The agent's operations: the one list of the request names the host sends and runtime/agent.py serves.
+"""The agent's operations: the one list of the request names the host sends and runtime/container/agent.py serves.
 
 The agent imports it beside itself in the image (`import ops`); the host imports it as
-`sandbox_env.runtime.ops` (sandbox/interface.py, the Docker client). A name changed here
+`sandbox_env.runtime.container.ops` (sandbox/interface.py, the Docker client). A name changed here
 changes both sides at once, and the image's tag with it. Standard library only, nothing
 from its own folder: it is a container program like the agent.
 """

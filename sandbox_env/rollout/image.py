@@ -18,8 +18,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from sandbox_env.constants import IMAGE_REPO, IMAGES_DIR, PACKAGE_DIR, RUNTIME_DIR, short
-from sandbox_env.grader_programs import IMAGE_RUNTIME, image_runtime_files
+from sandbox_env.constants import CONTAINER_PROGRAMS_DIR, IMAGE_REPO, IMAGES_DIR, short
+from sandbox_env.grading.programs import image_runtime_files
 from sandbox_env.sandbox.registry import DEFAULT_BACKEND, backend_tools
 
 WHEEL_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x86_64")
@@ -33,23 +33,24 @@ def _say(msg: str) -> None:
 
 def _build_inputs() -> list[Path]:
     files = [IMAGES_DIR / "Dockerfile", IMAGES_DIR / "requirements.txt"]
-    files += image_runtime_files()  # grader programs are not in the image: grader_programs.py
+    files += image_runtime_files()  # grader programs are not in the image: grading/programs.py
     return files
 
 
 def _hashed_name(path: Path) -> str:
-    """The name a build input is hashed under: its place in the checkout (`images/...`,
-    `sandbox_env/runtime/...`) wherever it is read from, so a checkout (`images/` at the top) and an
-    installed wheel (`sandbox_env/images/`) compute the same tag for the same sources."""
+    """The name a build input is hashed under: its place in the image's build context (`images/...`,
+    and `sandbox_env/runtime/...` for what lands in /opt/websandbox/runtime), never its place in the
+    package, so a checkout (`images/` at the top) and an installed wheel (`sandbox_env/images/`)
+    compute the same tag for the same sources, and moving a module inside the package does not."""
     if path.is_relative_to(IMAGES_DIR):
         return "images/" + path.relative_to(IMAGES_DIR).as_posix()
-    return "sandbox_env/" + path.relative_to(PACKAGE_DIR).as_posix()
+    return "sandbox_env/runtime/" + path.relative_to(CONTAINER_PROGRAMS_DIR).as_posix()
 
 
 def image_hash() -> str:
     """Hash of the Dockerfile, the pinned requirements and the runtime programs the image carries."""
     h = hashlib.sha256()
-    for path in _build_inputs():
+    for path in sorted(_build_inputs(), key=_hashed_name):
         h.update(_hashed_name(path).encode() + b"\0" + path.read_bytes() + b"\0")
     return short(h.hexdigest())
 
@@ -108,14 +109,8 @@ def build_image(base: str = "auto", force: bool = False, say: Progress = _say, b
         ctx = Path(tmp)
         shutil.copy(IMAGES_DIR / "Dockerfile", ctx / "Dockerfile")
         shutil.copy(IMAGES_DIR / "requirements.txt", ctx / "requirements.txt")
-        keep = shutil.ignore_patterns("__pycache__", "*.pyc")
-        (ctx / "runtime").mkdir()
-        for name in IMAGE_RUNTIME:  # only what rollouts need; grader programs come with each grading run
-            src = RUNTIME_DIR / name
-            if src.is_dir():
-                shutil.copytree(src, ctx / "runtime" / name, ignore=keep)
-            else:
-                shutil.copy(src, ctx / "runtime" / name)
+        # only what rollouts need (runtime/container/); grader programs come with each grading run
+        shutil.copytree(CONTAINER_PROGRAMS_DIR, ctx / "runtime", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         _fill_wheelhouse(ctx / "wheels", say)
         tools.build_image(ctx, tag, base_image, say)
     return tag

@@ -8,7 +8,7 @@ that folder exists), else `outputs/v1/<run name>/` (`traces.jsonl`, `configs/`,
 `logs/`), which v1's own reader (`verifiers.v1.utils.trace_store.read_episodes`)
 loads. Never inside the installed package. `--no-push`: nothing leaves the machine.
 
-The finished run is reported as on classic (eval_report.py): the same family table, read by
+The finished run is reported as on classic (cli/eval_report.py): the same family table, read by
 the viewer's v1 reader (viewer/v1.py), with "mean, finished" (the mean over rollouts that did
 not error), the server notes (viewer/notes.py: no rollout called a tool; replies cut at the
 token limit, counted from each model call's `finish_reason`), the error line, and the exit
@@ -83,7 +83,7 @@ def run_vf_eval(config: dict[str, Any], log_file: Path | None = None) -> tuple[i
     """Run v1's `vf-eval` on the config; returns (exit code, run directory)."""
     import tomli_w
 
-    from sandbox_env.supervise import Supervised
+    from sandbox_env.cli.supervise import Supervised
 
     run_dir = Path(config["output_dir"]) / config["run"]["name"]
     run_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -117,7 +117,7 @@ def load_run(run_dir: Path) -> list[Any]:
 def family_table_v1(run_dir: Path) -> list[dict[str, Any]]:
     """Per-family rows of a saved v1 run, the classic table's columns (viewer/summary.py lists the keys):
     the viewer's v1 reader makes the same records from `traces.jsonl`, so both stacks count alike."""
-    from sandbox_env.eval_report import family_table
+    from sandbox_env.cli.eval_report import family_table
 
     return family_table(run_dir)
 
@@ -136,8 +136,8 @@ def run_eval_v1(
 
     `train_tokenizer` (policy/chat_tokenizer.py): the training client and the engine endpoint.
     """
-    from sandbox_env.image import ensure_image
     from sandbox_env.policy.launch import start_policy_server
+    from sandbox_env.rollout.image import ensure_image
 
     ensure_image()
     server, url = start_policy_server(policy, script, "127.0.0.1", 0, tokenizer_dir=train_tokenizer)
@@ -152,6 +152,6 @@ def run_eval_v1(
 
 def print_table_v1(rows: list[dict[str, Any]], title: str) -> None:
     """The classic `websandbox eval` table, "mean, finished" and errored kinds included."""
-    from sandbox_env.eval_report import print_table
+    from sandbox_env.cli.eval_report import print_table
 
     print_table(rows, title)

@@ -6,11 +6,11 @@ there costs seconds of CPU, too much to pay per rollout); v1 hands it each
 call's rollout state through signed coordinates. The sandbox and its persistent
 Python session belong to the env worker (see bridge.py), so each call is
 forwarded there over loopback with the rollout's token, and runs with the
-classic semantics (`sandbox_env.tools`: per-call time limit, output cap, the
+classic semantics (`sandbox_env.rollout.tools`: per-call time limit, output cap, the
 same formatting of exit codes and timeouts). Tool names are advertised bare
 (`TOOL_PREFIX = None`), as in the classic env.
 
-Run as a module (`python -m sandbox_env.v1.toolset`), which is how v1 starts it.
+Run as a module (`python -m sandbox_env.doors.v1.toolset`), which is how v1 starts it.
 """
 
 from __future__ import annotations

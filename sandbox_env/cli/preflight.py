@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 
 from sandbox_env.dataset import load_rows
-from sandbox_env.system_prompt import SYSTEM_PROMPT
+from sandbox_env.doors.system_prompt import SYSTEM_PROMPT
 
 PROBE_TASK = "smoke_hello"
 TOKEN_PROBE = 8  # max_completion_tokens of the length probe

@@ -2,8 +2,8 @@
 
 Acquire a container and lay the task out in it, run the model's tool calls, replace a
 container the model's own processes ended, take the final state out, release the
-container once, grade in fresh containers. The classic front door (env.py, verifiers
-0.3.x) and the v1 front door (v1/, verifiers 0.4.x) only translate between verifiers
+container once, grade in fresh containers. The classic front door (doors/classic.py, verifiers
+0.3.x) and the v1 front door (doors/v1/, verifiers 0.4.x) only translate between verifiers
 and this module: nothing here imports verifiers, so both doors get the same behaviour,
 and the in-memory backend tests of the lease logic (tests/v1/test_lease_blame.py) cover
 both.
@@ -18,7 +18,7 @@ Decisions:
 - The final state crosses from run to grade as plain data (a JSON round trip), whichever
   door asked.
 
-Blame (sandbox_env/blame.py):
+Blame (sandbox_env/sandbox/blame.py):
 - A failure of the harness (no container, a container lost by no doing of its own,
   a collect that cannot read the final state, a grading fault that a retry did not
   cure) is recorded on the lease as `fault` or comes back as a grade with
@@ -59,12 +59,12 @@ from typing import Any
 from sandbox_env.constants import DEFAULTS, short, tool_call_wait_seconds
 from sandbox_env.families import ended_before_collect, get_family, grade_final
 from sandbox_env.families.base import Grade, TaskRow
-from sandbox_env.grading import Grader
-from sandbox_env.image import ensure_image
+from sandbox_env.grading.runs import Grader
+from sandbox_env.rollout.image import ensure_image
+from sandbox_env.rollout.tools import check_tool_args, run_tool, sandbox_replaced_message
 from sandbox_env.sandbox import Limits, Sandbox, SandboxBackend, SandboxEndedFromInside
 from sandbox_env.sandbox.pool import default_pool_size
 from sandbox_env.sandbox.registry import DEFAULT_BACKEND, make_backend
-from sandbox_env.tools import check_tool_args, run_tool, sandbox_replaced_message
 
 logger = logging.getLogger("websandbox.rollout")
 

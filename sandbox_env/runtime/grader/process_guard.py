@@ -59,7 +59,7 @@ The other knobs a same-uid process has on its judge, and why they are closed:
 
 A grader process that dies of a signal while every process of the graded code is fenced was
 therefore killed by the kernel (the OOM killer, or a limit the sandbox's processes hit: the
-cgroup's evidence, blame.py) or from outside the sandbox, never by the graded code
+cgroup's evidence, sandbox/blame.py) or from outside the sandbox, never by the graded code
 (families/fastapi.py). Where the graded code shares the grader's process (pytest), the
 graders treat a signal as what it may be: the graded code ending its own grading.
 """

@@ -27,7 +27,7 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
-from sandbox_env.eval_runs import RESULTS, RunLocation
+from sandbox_env.cli.eval_runs import RESULTS, RunLocation
 from sandbox_env.viewer.classic import rollout
 from sandbox_env.viewer.notes import tool_calls
 from sandbox_env.viewer.summary import errored_cell, family_table

@@ -1,7 +1,7 @@
 """Grading runs: a fresh sandbox per run, a grader program, and a report read back by nonce.
 
 Every run is measured by the host while it runs (`result.usage`, a trace of the sandbox's
-CPU time, CPU pressure and limit events; sandbox/usage.py, blame.py). When the run hits
+CPU time, CPU pressure and limit events; sandbox/usage.py, sandbox/blame.py). When the run hits
 its wall-clock backstop, what the sandbox did in its last seconds (blame.LIMIT_WINDOW)
 decides: if its processes used their CPU, hit a limit, or waited on themselves, the
 timeout is the submission's; if they were starved it is a harness fault (`StarvedRun`),
@@ -20,10 +20,10 @@ import secrets
 from collections.abc import Iterator
 from typing import Any
 
-from sandbox_env.blame import check_time_limit
 from sandbox_env.constants import CONTAINER_PYTHON, DEFAULTS, GRADER_MAX_OUTPUT, REPORT_TAIL_CHARS
-from sandbox_env.grader_programs import grader_argv, grader_files
+from sandbox_env.grading.programs import grader_argv, grader_files
 from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
+from sandbox_env.sandbox.blame import check_time_limit
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.usage import TRACE_PERIOD, UsageTrace
 from sandbox_env.text import valid_json_text
@@ -91,7 +91,7 @@ class Grader:
         """Run runtime/<program> with the request on stdin; return the raw result and its report.
 
         The grader programs are written into the sandbox first (they are not in the
-        image: grader_programs.py), the program starts (ahead of time when prewarmed, so
+        image: grading/programs.py), the program starts (ahead of time when prewarmed, so
         its imports are done), its files are laid out next, and only then does its
         request arrive on stdin.
         """

@@ -16,7 +16,7 @@ POLICY_KEY_VAR = "WEBSANDBOX_POLICY_KEY"
 
 
 def cmd_build_image(args: argparse.Namespace) -> int:
-    from sandbox_env.image import build_image
+    from sandbox_env.rollout.image import build_image
 
     print(build_image(base=args.base, force=args.force))
     return 0
@@ -102,16 +102,16 @@ def run_eval(
     """Serve the policy on loopback and run the real vf-eval against it in the current directory,
     printing live counts as rollouts finish; returns (exit code, run dir).
 
-    vf-eval runs under supervision (supervise.py): signals to this process reach its whole
+    vf-eval runs under supervision (cli/supervise.py): signals to this process reach its whole
     process group, and it never outlives this process. Its env-server workers inherit
     `WEBSANDBOX_RUN_ID`, so every container of the run carries `run_id`; the run dir is the
-    one vf-eval names on its output (eval_runs.py).
+    one vf-eval names on its output (cli/eval_runs.py).
     """
-    from sandbox_env.eval_live import LiveCounts
-    from sandbox_env.eval_runs import locate, own_location
-    from sandbox_env.image import ensure_image
+    from sandbox_env.cli.eval_live import LiveCounts
+    from sandbox_env.cli.eval_runs import locate, own_location
+    from sandbox_env.cli.supervise import Supervised
+    from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
-    from sandbox_env.supervise import Supervised
 
     ensure_image()
     run_id = run_id or current_run_id()
@@ -175,13 +175,13 @@ def check_script(script: Path | None) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from sandbox_env.stack import installed_stack
+    from sandbox_env.doors.stack import installed_stack
 
     env_args = env_args_of(args.env_args, args.family)
     check_script(args.script)
     if installed_stack() == "v1":
         return cmd_eval_v1(args, env_args)
-    from sandbox_env.eval_report import report
+    from sandbox_env.cli.eval_report import report
     from sandbox_env.sandbox.registry import backend_tools
     from sandbox_env.sandbox.runs import current_run_id
 
@@ -228,9 +228,9 @@ def refuse_classic_only(args: argparse.Namespace) -> None:
 
 
 def cmd_eval_v1(args: argparse.Namespace, env_args: dict) -> int:
-    """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/eval_v1.py)."""
-    from sandbox_env.eval_report import report
-    from sandbox_env.eval_v1 import run_eval_v1
+    """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/cli/eval_v1.py)."""
+    from sandbox_env.cli.eval_report import report
+    from sandbox_env.cli.eval_v1 import run_eval_v1
     from sandbox_env.sandbox.registry import backend_tools
     from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
 
@@ -253,12 +253,12 @@ def cmd_eval_v1(args: argparse.Namespace, env_args: dict) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """One v1 env server (verifiers 0.4.x), as prime-rl's `env-server` runs it (sandbox_env/v1/serve.py)."""
-    from sandbox_env.stack import installed_stack
+    """One v1 env server (verifiers 0.4.x), as prime-rl's `env-server` runs it (sandbox_env/doors/v1/serve.py)."""
+    from sandbox_env.doors.stack import installed_stack
 
     if installed_stack() != "v1":
         raise RuntimeError("`websandbox serve` runs a verifiers v1 env server: install websandbox with verifiers 0.4.x")
-    from sandbox_env.v1.serve import serve
+    from sandbox_env.doors.v1.serve import serve
 
     task_args = env_args_of(args.env_args)
     serve(args.address, name=args.name, workers=args.workers, max_concurrent=args.max_concurrent, task_args=task_args)
@@ -266,8 +266,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_check_server(args: argparse.Namespace) -> int:
-    """Will this model server work with websandbox (sandbox_env/preflight.py)? Exit 0 when every check passes."""
-    from sandbox_env.preflight import api_key_from, check_server
+    """Will this model server work with websandbox (sandbox_env/cli/preflight.py)? Exit 0 when every check passes."""
+    from sandbox_env.cli.preflight import api_key_from, check_server
 
     print(f"checking {args.base_url} with model {args.model} ...", flush=True)
     findings = check_server(args.base_url, args.model, api_key_from(args.api_key_var), timeout=args.timeout)
@@ -307,8 +307,8 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 
 def cmd_stage_push(args: argparse.Namespace) -> int:
-    """Stage a self-contained environment folder for `prime env push` (sandbox_env/hub.py)."""
-    from sandbox_env.hub import content_hash, stage
+    """Stage a self-contained environment folder for `prime env push` (sandbox_env/cli/hub.py)."""
+    from sandbox_env.cli.hub import content_hash, stage
 
     files = stage(args.dir)
     print(f"staged {len(files)} files in {args.dir} (content hash {content_hash(args.dir)[:12]})")

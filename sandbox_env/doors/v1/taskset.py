@@ -6,7 +6,7 @@ The same rows, families, graders and Docker backend as the classic
 
 Decisions:
 - Tasks run on websandbox's own Docker backend, not on one of v1's runtimes:
-  `setup` leases a hardened container (sandbox_env/rollout.py), `finalize` takes the final
+  `setup` leases a hardened container (sandbox_env/rollout/core.py), `finalize` takes the final
   state out and grades it in fresh containers. v1's runtime only hosts the
   harness's chat loop, which is why the env defaults the agent to the `null`
   harness (MCP tools only) on the `subprocess` runtime, and refuses a harness
@@ -18,7 +18,7 @@ Decisions:
 - Reward `score` (weight 1) is the grade's score; the weight-0 metrics are the
   classic ones (`METRIC_NAMES`) plus `sandbox_command_execution_time`
   (mean seconds a tool call took).
-- Blame is the classic front door's (sandbox_env/rollout.py): a harness fault (no container,
+- Blame is the classic front door's (sandbox_env/rollout/core.py): a harness fault (no container,
   a container lost by no doing of the model's, a final state that cannot be read,
   a grading fault that a retry in fresh sandboxes did not cure) still records
   reward 0 and `scoring_error` = 1, and then raises `vf.SandboxError`: the trace
@@ -50,13 +50,13 @@ from pydantic import Field
 
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import DEFAULT_SPLIT, load_rows, select_rows
+from sandbox_env.doors.metrics import metric_values
+from sandbox_env.doors.system_prompt import system_prompt_for
+from sandbox_env.doors.v1.bridge import bridge, stop_bridge
+from sandbox_env.doors.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
 from sandbox_env.families.base import Grade, TaskRow
-from sandbox_env.metrics import metric_values
-from sandbox_env.rollout import Lease, LeaseError, SandboxSettings, close_rollouts, rollouts_for
+from sandbox_env.rollout.core import Lease, LeaseError, SandboxSettings, close_rollouts, rollouts_for
 from sandbox_env.sandbox.registry import DEFAULT_BACKEND
-from sandbox_env.system_prompt import system_prompt_for
-from sandbox_env.v1.bridge import bridge, stop_bridge
-from sandbox_env.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
 
 DEFAULT_MAX_TURNS = {"orm": DEFAULTS.orm_max_turns}
 FALLBACK_MAX_TURNS = DEFAULTS.max_turns
@@ -122,7 +122,7 @@ class WebSandboxTaskConfig(vf.TaskConfig):
     max_turns: int | None = None
     """Tool-calling turns per rollout; None = 5 for orm, 20 otherwise."""
     rewards: dict[str, vf.RewardFunctionConfig] = Field(
-        default_factory=lambda: {"score": vf.RewardFunctionConfig(fn="sandbox_env.v1.taskset:grade_score", weight=1.0)}
+        default_factory=lambda: {"score": vf.RewardFunctionConfig(fn="sandbox_env.doors.v1.taskset:grade_score", weight=1.0)}
     )
 
     def settings(self) -> SandboxSettings:

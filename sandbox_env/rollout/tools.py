@@ -73,7 +73,7 @@ async def run_code(sb: Sandbox, code: str, timeout: float, cap: int = DEFAULT_OU
 
 
 def sandbox_replaced_message(evidence: str) -> str:
-    """The tool message for a call during which the sandbox's own processes ended it (blame.py, rule 4).
+    """The tool message for a call during which the sandbox's own processes ended it (blame rule 4, docs/architecture.md).
 
     Every front door answers such a call with this text, after it has set up a fresh
     sandbox like the first: the model learns what happened and what it lost.

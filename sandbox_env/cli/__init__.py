@@ -1,0 +1,1 @@
+"""The `websandbox` command and the jobs it runs: image, eval, preflight, push."""
