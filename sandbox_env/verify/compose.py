@@ -159,8 +159,8 @@ async def verify_record(record: dict[str, Any], parts: list[logic.Part], grader:
 
 
 async def generate_tasks(seed: int, target: int, concurrency: int, path: Path, log=print) -> int:
-    from sandbox_env.grading import Grader
-    from sandbox_env.image import ensure_image
+    from sandbox_env.grading.runs import Grader
+    from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
     records = {r["task_id"]: r for r in compose_store.read(path)}
@@ -209,8 +209,8 @@ async def generate_tasks(seed: int, target: int, concurrency: int, path: Path, l
 
 async def reverify(rows: list[Any], concurrency: int) -> dict[str, str]:
     """Every stored composed task verified again by execution, as when it was admitted; {task_id: problem}."""
-    from sandbox_env.grading import Grader
-    from sandbox_env.image import ensure_image
+    from sandbox_env.grading.runs import Grader
+    from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
     records = {r["task_id"]: r for r in compose_store.read()}
