@@ -69,8 +69,16 @@ from sandbox_env.generate.tree import (
 
 WEEKDAYS = {1: "Sunday", 2: "Monday", 3: "Tuesday", 4: "Wednesday", 5: "Thursday", 6: "Friday", 7: "Saturday"}
 PART_EN = {"year": "year", "month": "month (1 to 12)", "quarter": "quarter (1 to 4)",
-           "week_day": "day of the week (1 = Sunday to 7 = Saturday)"}  # fmt: skip
-REL_SINGULAR = {"books": "book", "sales": "sale", "reviews": "review", "authors": "author"}
+           "week_day": "day of the week (1 = Sunday to 7 = Saturday)", "hour": "hour (0 to 23)"}  # fmt: skip
+REL_SINGULAR = {"books": "book", "sales": "sale", "reviews": "review", "authors": "author",
+                "contributions": "contribution (a book, author and role row)",
+                "mentees": "mentee (an author whose mentor it is)"}  # fmt: skip
+REL_PLURAL = {"contributions": "contributions (book, author and role rows)",
+              "mentees": "mentees (the authors whose mentor it is)"}  # fmt: skip
+
+
+def rel_plural(name: str) -> str:
+    return REL_PLURAL.get(name, name)
 
 
 def show(v: Any) -> str:
@@ -163,7 +171,7 @@ class Speaker:
                 return f"it has no {one}{cond}" if p.negate else f"it has at least one {one}{cond}"
             if isinstance(p, Every):
                 self.traps.add("vacuous")
-                return (f"every one of its {p.rel} meets this: {self.pred(p.cond, target, True)} "
+                return (f"every one of its {rel_plural(p.rel)} meets this: {self.pred(p.cond, target, True)} "
                         f"({article(schema.SINGULAR[model])} with no {p.rel} at all counts as meeting it)")  # fmt: skip
             self.traps.update({"same_row", "fan_out"})
             conds = "; and ".join(self.pred(c, target, True) for c in p.conds)
@@ -189,7 +197,7 @@ class Speaker:
         distinct = isinstance(e, Agg) and e.distinct
         words, m = [], model
         for hop in rel:  # the English plural of each hop: a relation's name, a foreign key's target
-            words.append(hop if hop in schema.MULTI.get(m, {}) else schema.PLURAL[related_model(m, (hop,))])
+            words.append(rel_plural(hop) if hop in schema.MULTI.get(m, {}) else schema.PLURAL[related_model(m, (hop,))])
             m = related_model(m, (hop,))
         base = f"the group's {schema.PLURAL[model]}" if group else "its"
         if not rel:
