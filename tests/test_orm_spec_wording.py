@@ -209,3 +209,10 @@ def test_the_schema_extension_reads_as_english_not_as_field_names():
     assert "mentor's country" in text and "mentor__" not in text
     mentees = Query("Author", (NAME, ("n_mentees", Agg("count", ("mentees",), None))), (("name", False),))
     assert "mentees (the authors whose mentor it is)" in " ".join(render_spec(mentees)["columns"]) + render_spec(mentees)["spec"]
+
+
+def test_a_self_relations_condition_names_the_related_row_not_the_listed_one():
+    """Over Author.mentees, "the author's name" would read as the listed author's own name."""
+    q = Query("Author", (NAME,), (("name", False),), where=Every("mentees", In(FieldRef(("country",)), ("UK",))))
+    text = render_spec(q)["spec"]
+    assert "the mentee's country" in text and "the author's country" not in text
