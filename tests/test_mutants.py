@@ -17,7 +17,7 @@ from sandbox_env.verify.mutants import (
 from sandbox_env.verify.sensitivity import Outcome, TaskSensitivity, declared_equivalents, sensitivity_line, settle
 
 ROOT = Path(__file__).resolve().parents[1]
-MODELS_PY = ROOT / "sandbox_env" / "runtime" / "orm_fixture" / "shop" / "models.py"
+MODELS_PY = ROOT / "sandbox_env" / "runtime" / "container" / "orm_fixture" / "shop" / "models.py"
 
 
 def details(source: str, operators, ctx: Context | None = None) -> list[str]:

@@ -280,7 +280,8 @@ def test_every_stored_task_re_renders_and_its_rows_are_the_evaluators():
                 for a, b in zip(x, y, strict=True)
             ), r["task_id"]
         assert (r["split"] == "eval") == (store.split_of(r["signature"]) == "eval")
-        assert set(map(int, r["variants"])) <= set(store.EVAL_VARIANTS if r["split"] == "eval" else range(6))
+        seeded = "draw_fixture" in r
+        assert set(map(int, r["variants"])) <= set(store.fixture_pool(r["split"], seeded)), r["task_id"]
 
 
 def test_the_stored_set_keeps_at_most_three_tasks_per_signature_and_no_duplicate_rows():

@@ -54,6 +54,8 @@ async def test_the_reference_scores_one_and_an_empty_answer_zero_on_generated_ta
     chosen = []
     for path in PATHS:
         chosen += [r for r in records if r["category"] == path][:1]
+    for split in store.SPLITS:  # a task over the seeded worlds of each split: its rollout copies a fixture seed's database
+        chosen += [r for r in records if "draw_fixture" in r and r["split"] == split][:1]
     plays = []
     for r in chosen:
         task = FAMILY.compile_generated(r)

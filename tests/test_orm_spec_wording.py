@@ -189,3 +189,30 @@ def test_rerender_refreshes_the_english_drops_degenerate_trees_and_keeps_ids_row
     assert r["task_id"] == records[0]["task_id"] and r["reference"] == "REF" and r["variants"] == {"0": [["x"]]}
     assert r["order"] == render_spec(good)["order"] and "None last" in r["order"]
     assert r["measures"]["killed_mutants"] == 5 and r["measures"]["traps"] == len(r["traps"])
+
+
+def test_the_schema_extension_reads_as_english_not_as_field_names():
+    """The sale hour names its range, the through model's rows say what they are, a mentor path reads as a noun."""
+    sales = Query(
+        "Book",
+        (TITLE,),
+        (("title", False),),
+        where=Exists("sales", Cmp(FieldRef(("sold_at",)), "gte", 14, "hour")),
+    )
+    text = render_spec(sales)["spec"]
+    assert "hour (0 to 23)" in text and "sale time" in text and "14 itself included" in text
+    roles = Query("Book", (TITLE,), (("title", False),), where=Exists("contributions", In(FieldRef(("role",)), ("editor",))))
+    text = render_spec(roles)["spec"]
+    assert "contribution (a book, author and role row)" in text and "role" in text and "contributions__" not in text
+    mentors = Query("Author", (NAME,), (("name", False),), where=In(FieldRef(("mentor", "country")), ("UK", "USA")))
+    text = render_spec(mentors)["spec"]
+    assert "mentor's country" in text and "mentor__" not in text
+    mentees = Query("Author", (NAME, ("n_mentees", Agg("count", ("mentees",), None))), (("name", False),))
+    assert "mentees (the authors whose mentor it is)" in " ".join(render_spec(mentees)["columns"]) + render_spec(mentees)["spec"]
+
+
+def test_a_self_relations_condition_names_the_related_row_not_the_listed_one():
+    """Over Author.mentees, "the author's name" would read as the listed author's own name."""
+    q = Query("Author", (NAME,), (("name", False),), where=Every("mentees", In(FieldRef(("country",)), ("UK",))))
+    text = render_spec(q)["spec"]
+    assert "the mentee's country" in text and "the author's country" not in text

@@ -17,7 +17,7 @@ from sandbox_env.verify.orm import VERIFIER
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = sorted(p for p in (TASKS_DIR / "orm").iterdir() if (p / "task.toml").is_file())
-MODELS_PY = ROOT / "sandbox_env" / "runtime" / "orm_fixture" / "shop" / "models.py"
+MODELS_PY = ROOT / "sandbox_env" / "runtime" / "container" / "orm_fixture" / "shop" / "models.py"
 
 
 @pytest.fixture(scope="module")

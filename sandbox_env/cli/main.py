@@ -346,7 +346,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.target < 1:
         raise ValueError(f"--target must be at least 1, got {args.target}")
     out = args.out or (GENERATED_FILE if args.seed == DEFAULT_SEED else Path(f"generated_orm_seed{args.seed}.jsonl"))
-    return main_generate(args.seed, args.target, out, args.concurrency, shape=args.shape, merge=args.merge)
+    seeded = args.fixtures == "seeded"
+    return main_generate(args.seed, args.target, out, args.concurrency, shape=args.shape, merge=args.merge, seeded=seeded)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -454,6 +455,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--concurrency", type=int, default=2, help="containers at once (default 2)")
     p.add_argument("--shape", choices=SHAPE_NAMES, help="draw only this task shape (a stream of its own)")
     p.add_argument("--merge", action="store_true", help="add the new tasks to --out's instead of replacing them")
+    p.add_argument("--fixtures", choices=("hand", "seeded"), default="hand",
+                   help="verify over the hand-written fixture's variants (default) or over the seeded worlds' fixture "
+                   "seeds (runtime/container/orm_fixture/world.py; eval holds out generate/store.py's EVAL_SEEDS)")  # fmt: skip
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser(

@@ -57,7 +57,7 @@ def fixture_variant_for(sandbox_id: str, task: TaskRow) -> int:
 SETUP_CELL_SECONDS = 60  # a repair task's broken cell, run once at setup (its output is not kept)
 SESSION_DB = "/tmp/orm.sqlite3"  # each session's private copy
 SESSION_ENV = {"DJANGO_SETTINGS_MODULE": "orm_fixture.settings", "ORM_FIXTURE_DB": SESSION_DB}
-MODELS = ("Publisher", "Author", "Genre", "Book", "Store", "Sale", "Review")
+MODELS = ("Publisher", "Author", "Genre", "Book", "Store", "Sale", "Review", "Contribution")
 CATEGORIES = {"filtering": 9, "aggregation": 8, "relations": 6, "expressions": 6, "advanced": 10}
 
 DB_NAMES = (
@@ -125,19 +125,25 @@ The database is a small bookshop (SQLite, used through Django 6.1's ORM):
 
 Publisher  name (str, unique), country (str), founded (int year, null when unknown), is_independent (bool)
            reverse: books (Book.publisher)
-Author     name (str, unique), country (str), birth_date (date, nullable), email (str, nullable)
-           reverse: books (Book.authors)
+Author     name (str, unique), country (str), birth_date (date, nullable), email (str, nullable),
+           mentor (FK Author, nullable: an author's mentor is another author)
+           reverse: books (Book.authors), mentees (Author.mentor), contributions (Contribution.author),
+           contributed_books (Book.contributors)
 Genre      name (str, unique)
            reverse: books (Book.genre)
 Book       title (str, unique), isbn (str, unique), publisher (FK Publisher), genre (FK Genre, nullable),
-           authors (many-to-many Author), published (date), price (Decimal, 2 places),
-           sale_price (Decimal, 2 places, nullable), pages (int), in_print (bool)
-           reverse: sales (Sale.book), reviews (Review.book)
+           authors (many-to-many Author), contributors (many-to-many Author through Contribution),
+           published (date), price (Decimal, 2 places), sale_price (Decimal, 2 places, nullable), pages (int),
+           in_print (bool)
+           reverse: sales (Sale.book), reviews (Review.book), contributions (Contribution.book)
 Store      name (str, unique), city (str, nullable: null for the online store), country (str),
            opened (date), is_online (bool)
            reverse: sales (Sale.store)
-Sale       book (FK Book), store (FK Store), sold_on (date), quantity (int), unit_price (Decimal, 2 places)
+Sale       book (FK Book), store (FK Store), sold_on (date), quantity (int), unit_price (Decimal, 2 places),
+           sold_at (datetime without time zone, nullable: the till's time, on the day sold_on)
 Review     book (FK Book), reviewer (str), rating (int, 1 to 5), verified (bool), created (date)
+Contribution  book (FK Book), author (FK Author), role (str: editor, translator, illustrator or foreword);
+           the `through` model of Book.contributors (one row per book, author and role)
 
 Every model has an integer primary key `id`. Related names are as listed (e.g. publisher.books,
 book.sales, author.books, Book.objects.filter(authors__country=...))."""

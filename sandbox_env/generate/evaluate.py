@@ -94,6 +94,8 @@ def week_day(d: date) -> int:
 def date_part(d: date | None, part: str) -> int | None:
     if d is None:
         return None
+    if part == "hour":
+        return d.hour  # a datetime (Sale.sold_at); naive, as the fixture's settings keep USE_TZ off
     return {"year": d.year, "month": d.month, "quarter": (d.month - 1) // 3 + 1, "week_day": week_day(d)}[part]
 
 

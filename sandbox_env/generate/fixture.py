@@ -8,7 +8,9 @@ Python's semantics are written down here once, on purpose (NULL is missing, text
 by code point, a regular expression is Python's `re` as Django registers it for SQLite), so
 a disagreement between the reference and the evaluator is a finding, not a coincidence.
 The rows are the ones build.py inserts (same ids for the forward build; the reversed build
-only renumbers drawn rows, and no generated query reads an id).
+only renumbers rows, and no generated query reads an id). A seeded world (a fixture seed, at or
+above build.FIRST_SEED) is runtime/container/orm_fixture/world.py's rows: one module, imported here and by
+build.py in the container, so both read one world.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox_env.runtime.container.orm_fixture import data, variants
+from sandbox_env.runtime.container.orm_fixture import world as seeded
+from sandbox_env.runtime.container.orm_fixture.build import FIRST_SEED
 
 VARIANTS = variants.VARIANTS
+SEEDED = seeded.SEEDED  # fixture seeds of the seeded worlds the image holds (runtime/container/orm_fixture/world.py)
 
 
 @dataclass
@@ -40,6 +45,10 @@ class World:
     def multi(self, model: str, row: dict[str, Any], name: str) -> list[dict[str, Any]]:
         return self._multi[(model, name)].get(row["id"], [])
 
+    def has(self, model: str, name: str) -> bool:
+        """Whether the relation `name` of `model` links any rows here (the hand-written fixture has no mentors)."""
+        return bool(self._multi.get((model, name)))
+
 
 def _index(world: World) -> None:
     world.by_id = {m: {r["id"]: r for r in rows} for m, rows in world.rows.items()}
@@ -56,6 +65,14 @@ def _index(world: World) -> None:
     for book_id, author_id in world.book_authors:
         idx[("Book", "authors")][book_id].append(world.by_id["Author"][author_id])
         idx[("Author", "books")][author_id].append(world.by_id["Book"][book_id])
+    for c in world.rows.get("Contribution", []):
+        idx[("Book", "contributions")][c["book_id"]].append(c)
+        idx[("Author", "contributions")][c["author_id"]].append(c)
+        idx[("Book", "contributors")][c["book_id"]].append(world.by_id["Author"][c["author_id"]])  # one per row
+        idx[("Author", "contributed_books")][c["author_id"]].append(world.by_id["Book"][c["book_id"]])
+    for a in world.rows["Author"]:
+        if a.get("mentor_id") is not None:
+            idx[("Author", "mentees")][a["mentor_id"]].append(a)
     world._multi = {k: dict(v) for k, v in idx.items()}
     for key in (
         ("Publisher", "books"),
@@ -65,13 +82,29 @@ def _index(world: World) -> None:
         ("Book", "reviews"),
         ("Book", "authors"),
         ("Author", "books"),
+        ("Book", "contributions"),
+        ("Author", "contributions"),
+        ("Book", "contributors"),
+        ("Author", "contributed_books"),
+        ("Author", "mentees"),
     ):
         world._multi.setdefault(key, {})
 
 
+def is_seeded(variant: int) -> bool:
+    """Whether `variant` names a seeded world (a fixture seed) rather than a variant of the hand-written fixture."""
+    return variant >= FIRST_SEED
+
+
 @functools.cache
 def world(variant: int) -> World:
-    """The rows of fixture variant `variant` (0: data.py as written; 1..7: plus variants.extra_rows)."""
+    """The rows of fixture `variant`: 0 data.py as written, 1..7 plus variants.extra_rows, a fixture seed its world."""
+    if is_seeded(variant):
+        rows = seeded.rows(variant)
+        pairs = rows.pop("book_authors")
+        w = World(variant, rows, book_authors=pairs)
+        _index(w)
+        return w
     extra = variants.extra_rows(variant)
     books, pairs, sales, reviews = data.books(), data.book_authors(), data.sales(), data.reviews()
     genre_ids = {name: i + 1 for i, name in enumerate(data.GENRES)}
@@ -100,6 +133,7 @@ def world(variant: int) -> World:
             "Store": data.stores(),
             "Sale": sales,
             "Review": reviews,
+            "Contribution": [],
         },
         book_authors=pairs,
     )

@@ -58,7 +58,8 @@ from sandbox_env.generate.tree import (
 )  # fmt: skip
 
 PRELOADED = set(DB_NAMES) | set(FUNCTION_NAMES)  # what the session's preamble imports
-PART_FN = {"year": "ExtractYear", "month": "ExtractMonth", "quarter": "ExtractQuarter", "week_day": "ExtractWeekDay"}
+PART_FN = {"year": "ExtractYear", "month": "ExtractMonth", "quarter": "ExtractQuarter", "week_day": "ExtractWeekDay",
+           "hour": "ExtractHour"}  # fmt: skip
 TRUNC_FN = {"year": "TruncYear", "month": "TruncMonth"}
 AGG_FN = {"count": "Count", "sum": "Sum", "avg": "Avg", "max": "Max", "min": "Min"}
 WIN_FN = {

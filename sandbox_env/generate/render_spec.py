@@ -69,8 +69,24 @@ from sandbox_env.generate.tree import (
 
 WEEKDAYS = {1: "Sunday", 2: "Monday", 3: "Tuesday", 4: "Wednesday", 5: "Thursday", 6: "Friday", 7: "Saturday"}
 PART_EN = {"year": "year", "month": "month (1 to 12)", "quarter": "quarter (1 to 4)",
-           "week_day": "day of the week (1 = Sunday to 7 = Saturday)"}  # fmt: skip
-REL_SINGULAR = {"books": "book", "sales": "sale", "reviews": "review", "authors": "author"}
+           "week_day": "day of the week (1 = Sunday to 7 = Saturday)", "hour": "hour (0 to 23)"}  # fmt: skip
+REL_SINGULAR = {"books": "book", "sales": "sale", "reviews": "review", "authors": "author",
+                "contributions": "contribution (a book, author and role row)",
+                "mentees": "mentee (an author whose mentor it is)"}  # fmt: skip
+REL_PLURAL = {"contributions": "contributions (book, author and role rows)",
+              "mentees": "mentees (the authors whose mentor it is)"}  # fmt: skip
+
+
+REL_OWNER = {"mentees": "mentee"}  # a self-relation's related row, named apart from the listed row
+
+
+def rel_plural(name: str) -> str:
+    return REL_PLURAL.get(name, name)
+
+
+def owner_of(rel: str) -> bool | str:
+    """How a related row's condition names its owner (`Spec.subject`'s `inner`)."""
+    return REL_OWNER.get(rel, True)
 
 
 def show(v: Any) -> str:
@@ -96,9 +112,13 @@ class Speaker:
             return t.name
         return schema.noun_of(model, t.path)
 
-    def subject(self, model: str, t: Any, inner: bool) -> str:
-        """Whose value a predicate reads: "its price" for the listed row, "the review's rating" inside a relation."""
-        owner = f"the {schema.SINGULAR[model]}'s" if inner else "its"
+    def subject(self, model: str, t: Any, inner: bool | str) -> str:
+        """Whose value a predicate reads: "its price" for the listed row, "the review's rating" inside a relation.
+
+        `inner` may name the related row ("mentee") where the relation leads back to the listed rows'
+        own model: "the author's name" would read as the listed author's.
+        """
+        owner = f"the {inner}'s" if isinstance(inner, str) else f"the {schema.SINGULAR[model]}'s" if inner else "its"
         return f"{owner} {self.noun(model, t)}"
 
     def missing(self, model: str, t: Any, negated: bool = False) -> str:
@@ -109,7 +129,7 @@ class Speaker:
             return f" ({who} is kept)" if negated else f" ({who} never matches)"
         return ""
 
-    def pred(self, p: Any, model: str, inner: bool = False, negated: bool = False) -> str:
+    def pred(self, p: Any, model: str, inner: bool | str = False, negated: bool = False) -> str:
         """A predicate on rows of `model`; `inner`: a related row's condition; `negated`: under a Not or exclude."""
         if isinstance(p, Cmp):
             subject = self.subject(model, p.target, inner)
@@ -159,14 +179,14 @@ class Speaker:
             target = schema.MULTI[model][p.rel][0]
             one = REL_SINGULAR[p.rel]
             if isinstance(p, Exists):
-                cond = "" if p.cond is None else f" for which {self.pred(p.cond, target, True)}"
+                cond = "" if p.cond is None else f" for which {self.pred(p.cond, target, owner_of(p.rel))}"
                 return f"it has no {one}{cond}" if p.negate else f"it has at least one {one}{cond}"
             if isinstance(p, Every):
                 self.traps.add("vacuous")
-                return (f"every one of its {p.rel} meets this: {self.pred(p.cond, target, True)} "
+                return (f"every one of its {rel_plural(p.rel)} meets this: {self.pred(p.cond, target, owner_of(p.rel))} "
                         f"({article(schema.SINGULAR[model])} with no {p.rel} at all counts as meeting it)")  # fmt: skip
             self.traps.update({"same_row", "fan_out"})
-            conds = "; and ".join(self.pred(c, target, True) for c in p.conds)
+            conds = "; and ".join(self.pred(c, target, owner_of(p.rel)) for c in p.conds)
             return f"one and the same {one} of it meets all of this: {conds}"
         raise TypeError(f"no English for {p!r}")
 
@@ -189,7 +209,7 @@ class Speaker:
         distinct = isinstance(e, Agg) and e.distinct
         words, m = [], model
         for hop in rel:  # the English plural of each hop: a relation's name, a foreign key's target
-            words.append(hop if hop in schema.MULTI.get(m, {}) else schema.PLURAL[related_model(m, (hop,))])
+            words.append(rel_plural(hop) if hop in schema.MULTI.get(m, {}) else schema.PLURAL[related_model(m, (hop,))])
             m = related_model(m, (hop,))
         base = f"the group's {schema.PLURAL[model]}" if group else "its"
         if not rel:
@@ -200,7 +220,7 @@ class Speaker:
             things = f"its {words[0]}"
         else:
             things = f"the {' of the '.join(reversed(words[1:]))} of its {words[0]}"
-        cond = "" if e.cond is None else f" for which {self.pred(e.cond, target, True)}"
+        cond = "" if e.cond is None else f" for which {self.pred(e.cond, target, owner_of(rel[-1]) if rel else True)}"
         if distinct:
             self.traps.add("fan_out")
         if e.field is None:

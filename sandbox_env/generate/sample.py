@@ -22,7 +22,7 @@ from typing import Any
 
 from sandbox_env.generate import SHAPE_NAMES, schema
 from sandbox_env.generate.evaluate import Evaluator, evaluate, value_at
-from sandbox_env.generate.fixture import VARIANTS, world
+from sandbox_env.generate.fixture import VARIANTS, is_seeded, world
 from sandbox_env.generate.tree import (
     Agg,
     And,
@@ -102,6 +102,19 @@ OUT_FIELDS = {
     "Store": [("city",), ("country",), ("opened",), ("is_online",)],
 }
 ROW_UNIVERSES = ("Book", "Book", "Book", "Publisher", "Author", "Store")
+# what the schema extension adds where a seeded world has rows for it: the self-reference, the
+# `through` model's role (a condition on Book.contributions / Author.contributions), the sale time
+SEEDED_PRED_FIELDS = {
+    "Author": [("mentor", "country"), ("mentor", "birth_date")],
+    "Sale": [("sold_at",)],
+    "Contribution": [("role",), ("author", "country"), ("book", "price")],
+}
+SEEDED_OUT_FIELDS = {"Author": [("mentor", "name")]}
+SAME_ROW_TARGETS = ("Sale", "Review", "Book", "Contribution")
+# Book.contributors / Author.contributed_books join through one Contribution row per role, so an
+# author with two roles on a book counts twice: the sampler reaches the through model by
+# `contributions` (whose rows are what is counted) and never draws these two
+NOT_DRAWN = frozenset({"contributors", "contributed_books"})
 
 
 def dunder(path: tuple[str, ...]) -> str:
@@ -109,10 +122,21 @@ def dunder(path: tuple[str, ...]) -> str:
 
 
 class Sampler:
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, fixture: int = 0) -> None:
         self.rng = rng
-        self.w = world(0)
+        self.w = world(fixture)
         self.ev = Evaluator(self.w)
+        self.seeded = is_seeded(fixture)
+
+    def rels(self, model: str) -> list[str]:
+        """The multi-valued relations of `model` that have rows in this world (sorted, as draws index them)."""
+        return sorted(r for r in schema.MULTI.get(model, {}) if r not in NOT_DRAWN and self.w.has(model, r))
+
+    def pred_fields(self, model: str) -> list[tuple[str, ...]]:
+        return PRED_FIELDS.get(model, []) + (SEEDED_PRED_FIELDS.get(model, []) if self.seeded else [])
+
+    def out_fields(self, model: str) -> list[tuple[str, ...]]:
+        return OUT_FIELDS[model] + (SEEDED_OUT_FIELDS.get(model, []) if self.seeded else [])
 
     def kept(self, model: str, preds: list[Any]) -> list[dict]:
         return [r for r in self.w.rows[model] if all(self.ev.pred(p, (model, r)) for p in preds)]
@@ -121,16 +145,16 @@ class Sampler:
     def atom(self, model: str, others: list[Any], allow_rel: bool = True) -> Any | None:
         rng = self.rng
         kinds = ["field", "field", "field"]
-        if allow_rel and model in schema.MULTI:
+        if allow_rel and self.rels(model):
             kinds += ["exists", "exists", "every", "same_row"]
         kind = rng.choice(kinds)
         rows = self.kept(model, others)
         if not rows:
             return None
         if kind == "field":
-            path = rng.choice(PRED_FIELDS[model])
+            path = rng.choice(self.pred_fields(model))
             return self.field_atom(model, path, rows)
-        rel = rng.choice(sorted(schema.MULTI[model]))
+        rel = rng.choice(self.rels(model))
         target = schema.MULTI[model][rel][0]
         related_rows = [i for r in rows for i in self.w.multi(model, r, rel)]
         if not related_rows:
@@ -138,10 +162,10 @@ class Sampler:
         back = schema.MULTI[model][rel][2]
         fields = [
             p
-            for p in PRED_FIELDS.get(target, [])
-            if (len(p) == 1 or target in ("Sale", "Review")) and p[0] != back  # never back to the row itself
+            for p in self.pred_fields(target)
+            if (len(p) == 1 or target in ("Sale", "Review", "Contribution")) and p[0] != back  # never back to the row
         ]
-        if kind == "same_row" and target in ("Sale", "Review", "Book"):
+        if kind == "same_row" and target in SAME_ROW_TARGETS:
             f1, f2 = rng.sample(fields, 2)
             c1 = self.field_atom(target, f1, related_rows)
             if c1 is None:
@@ -163,6 +187,9 @@ class Sampler:
         target = FieldRef(path)
         if f.nullable and rng.random() < 0.3 or not values:
             return IsNull(target, rng.random() < 0.5) if f.nullable or schema.path_nullable(model, path) else None
+        if f.type == "datetime":  # the sale time: compared by its hour (ExtractHour), a grid of whole hours
+            hours = sorted({v.hour for v in values})
+            return Cmp(target, rng.choice(("exact", "gte", "lte", "gt", "lt")), rng.choice(hours), "hour")
         if f.type in NUMERIC:
             r = rng.random()
             if f.type == "date" and r < 0.3:
@@ -191,7 +218,7 @@ class Sampler:
         if (owner, f.name) in schema.CASED:
             return Text(target, rng.choice(("exact", "iexact")), rng.choice(values))
         distinct = sorted(set(values))
-        if f.name in ("country", "city", "reviewer") and len(distinct) >= 2:
+        if f.name in ("country", "city", "reviewer", "role") and len(distinct) >= 2:
             return In(target, tuple(sorted(rng.sample(distinct, min(len(distinct) - 1, rng.choice((1, 2, 3)))))))
         v = rng.choice(values)
         words = v.split()
@@ -273,7 +300,7 @@ class Sampler:
         model = rng.choice(ROW_UNIVERSES)
         key = schema.KEY[model]
         cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
-        for path in rng.sample(OUT_FIELDS[model], rng.choice((1, 1, 2))):
+        for path in rng.sample(self.out_fields(model), rng.choice((1, 1, 2))):
             cols.append((dunder(path), FieldRef(path)))
         if rng.random() < 0.5 and (c := self.computed_col(model)) is not None:
             cols.append(c)
@@ -293,15 +320,15 @@ class Sampler:
             target = schema.MULTI[target][hop][0] if hop in schema.MULTI.get(target, {}) else schema.FK[target][hop][0]
         fields = [
             p
-            for p, f in ((p, schema.resolve(target, p)[1]) for p in PRED_FIELDS.get(target, []))
+            for p, f in ((p, schema.resolve(target, p)[1]) for p in self.pred_fields(target))
             if f.type in ("int", "dec", "date") and len(p) == 1
         ]
         fn = rng.choice(("count", "count", "sum", "avg", "max", "min"))
         if not fields or fn == "count":
             cond = None
-            if rng.random() < 0.5 and target in PRED_FIELDS and not (group and rel):
+            if rng.random() < 0.5 and self.pred_fields(target) and not (group and rel):
                 rows = self.w.rows[target]
-                cond = self.field_atom(target, rng.choice([p for p in PRED_FIELDS[target] if len(p) == 1]), rows)
+                cond = self.field_atom(target, rng.choice([p for p in self.pred_fields(target) if len(p) == 1]), rows)
                 if isinstance(cond, Text | IsNull):
                     cond = None
             distinct = len(rel) > 1
@@ -318,7 +345,7 @@ class Sampler:
             path, product = ("quantity",), ("unit_price",)
         cond = None
         if rng.random() < 0.3 and fn in ("sum", "max", "min"):
-            c = self.field_atom(target, rng.choice([p for p in PRED_FIELDS[target] if len(p) == 1]), self.w.rows[target])
+            c = self.field_atom(target, rng.choice([p for p in self.pred_fields(target) if len(p) == 1]), self.w.rows[target])
             cond = None if isinstance(c, Text | IsNull) else c
         coalesce = fn == "sum" and bool(rel) and rng.random() < 0.7
         name = f"{fn}_{'revenue' if product else path[0]}"
@@ -328,7 +355,7 @@ class Sampler:
         rng = self.rng
         model = rng.choice(("Publisher", "Genre", "Author", "Book", "Book", "Store"))
         key = schema.KEY[model]
-        rels = [(r,) for r in sorted(schema.MULTI[model])]
+        rels = [(r,) for r in self.rels(model)]
         two = {
             "Publisher": [("books", "authors"), ("books", "sales")],
             "Genre": [("books", "authors"), ("books", "reviews")],
@@ -388,6 +415,8 @@ class Sampler:
             ],
             "Review": [("year_reviewed", Part("year", created)), ("weekday_reviewed", Part("week_day", created))],
         }[model]
+        if self.seeded and model == "Sale":
+            key_options.append(("hour_sold", Part("hour", FieldRef(("sold_at",)))))
         keys = rng.sample(key_options, rng.choice((1, 1, 2)))
         cols: list[tuple[str, Any]] = list(keys)
         fk_distinct = {"Sale": [("book",), ("store",)], "Review": [("book",)], "Book": [("authors",)]}[model]
@@ -430,20 +459,20 @@ class Sampler:
         )
         target = schema.MULTI[model][rel][0]
         key = schema.KEY[model]
-        fields = [p for p in PRED_FIELDS[target] if len(p) == 1 and schema.resolve(target, p)[1].type in NUMERIC]
+        fields = [p for p in self.pred_fields(target) if len(p) == 1 and schema.resolve(target, p)[1].type in NUMERIC]
         fn = rng.choice(("count", "sum", "max", "min"))
         path = rng.choice(fields)
         if schema.resolve(target, path)[1].type == "date" and fn == "sum":
             fn = "max"
         cond = None
         if rng.random() < 0.5:
-            c = self.field_atom(target, rng.choice([p for p in PRED_FIELDS[target] if len(p) == 1]), self.w.rows[target])
+            c = self.field_atom(target, rng.choice([p for p in self.pred_fields(target) if len(p) == 1]), self.w.rows[target])
             cond = None if isinstance(c, Text | IsNull) else c
         sub = Sub(fn, rel, None if fn == "count" else path, cond, coalesce=fn in ("count", "sum") and rng.random() < 0.8)
         name = f"{'n' if fn == 'count' else fn}_{rel if fn == 'count' else path[0]}_sub"
         cols: list[tuple[str, Any]] = [(key, FieldRef((key,))), (name, sub)]
         if rng.random() < 0.4 and model in OUT_FIELDS:
-            p = rng.choice(OUT_FIELDS[model])
+            p = rng.choice(self.out_fields(model))
             cols.insert(1, (dunder(p), FieldRef(p)))
         where = self.where(model, 1, allow_rel=False) if rng.random() < 0.6 else None
         having = None
@@ -526,16 +555,21 @@ def evaluate_raw(q: Query, w) -> list[tuple]:
     return Evaluator(w).run(q)
 
 
-def candidate(seed: int, index: int, shape: str | None = None) -> Query | None:
+def candidate(seed: int, index: int, shape: str | None = None, fixture: int | None = None) -> Query | None:
     """The index-th candidate of `seed` (None when the draw found no constants); of one shape if named.
 
     A named shape draws from a stream of its own, so a batch of one shape never repeats the mixed draws.
+    `fixture` names the seeded world whose rows give the constants (a stream of its own again); None
+    keeps the hand-written fixture's streams, which the stored tasks were drawn from.
     """
     if shape is not None and shape not in SHAPE_NAMES:
         raise ValueError(f"unknown shape {shape!r}; the shapes are: {', '.join(SHAPE_NAMES)}")
-    rng = random.Random(f"websandbox-orm-gen:{seed}:{index}" if shape is None else f"websandbox-orm-gen:{seed}:{shape}:{index}")
+    if fixture is not None and not is_seeded(fixture):
+        raise ValueError(f"fixture {fixture} is not a seeded world's fixture seed (runtime/container/orm_fixture/world.py)")
+    key = f"websandbox-orm-gen:{seed}:{index}" if shape is None else f"websandbox-orm-gen:{seed}:{shape}:{index}"
+    rng = random.Random(key if fixture is None else f"{key}:world:{fixture}")
     try:
-        q = Sampler(rng).draw(shape)
+        q = Sampler(rng, 0 if fixture is None else fixture).draw(shape)
     except (IndexError, ValueError):
         return None
     return None if returns_to_origin(q) else q
@@ -653,6 +687,10 @@ def universe_size(q: Query, variant: int) -> int:
 
 def screen_variant(q: Query, variant: int) -> tuple[list[list[Any]] | None, str]:
     """The evaluator's rows on one variant, or None and why the variant cannot serve the task."""
+    if any(isinstance(n, Win) and n.fn == "row_number" for n in walk(q)):
+        # render_orm closes a row number's window order with the unique key, so the ORM mutant
+        # RowNumber->DenseRank numbers the rows alike whatever the data (no tie is left to rank)
+        return None, "RowNumber over a total order equals DenseRank: an equivalent mutant no row can kill"
     w = world(variant)
     try:
         rows = evaluate(q, w)

@@ -6,7 +6,11 @@ Django: the evaluator is plain Python, and the image's Django is reached only by
 
 Decisions:
 - Types are the evaluator's: `str`, `int`, `dec` (a Decimal with two places), `date`,
-  `bool`; computed columns may also be `float` (averages).
+  `datetime` (naive, USE_TZ is off), `bool`; computed columns may also be `float` (averages).
+- The schema extension (Author.mentor, Contribution as the `through` of Book.contributors,
+  Sale.sold_at) is listed here like the rest; only the seeded worlds hold rows for it, and the
+  sampler offers a relation or field only where its world has rows (sample.Sampler.rels), so
+  draws over the hand-written fixture are the ones they were.
 - `CASED` lists the text columns whose data holds case variants of one value (data.py's
   sensitivity rows). Only there does an exact string equality mean something the grader can
   enforce on SQLite (whose LIKE ignores ASCII case, so `contains` is `icontains` there): the
@@ -74,6 +78,7 @@ FIELDS: dict[str, dict[str, Field]] = {
             Field("sold_on", "date", noun="sale date"),
             Field("quantity", "int", noun="quantity"),
             Field("unit_price", "dec", noun="unit price"),
+            Field("sold_at", "datetime", True, "sale time"),
         )
     },
     "Review": {
@@ -85,6 +90,7 @@ FIELDS: dict[str, dict[str, Field]] = {
             Field("created", "date", noun="review date"),
         )
     },
+    "Contribution": {"role": Field("role", "str", noun="role")},
 }
 
 # forward foreign keys: model -> name -> (target model, nullable)
@@ -92,6 +98,8 @@ FK: dict[str, dict[str, tuple[str, bool]]] = {
     "Book": {"publisher": ("Publisher", False), "genre": ("Genre", True)},
     "Sale": {"book": ("Book", False), "store": ("Store", False)},
     "Review": {"book": ("Book", False)},
+    "Author": {"mentor": ("Author", True)},
+    "Contribution": {"book": ("Book", False), "author": ("Author", False)},
 }
 
 # multi-valued relations: model -> name -> (target model, kind, the target's field back to model)
@@ -99,11 +107,18 @@ FK: dict[str, dict[str, tuple[str, bool]]] = {
 MULTI: dict[str, dict[str, tuple[str, str, str]]] = {
     "Publisher": {"books": ("Book", "reverse", "publisher")},
     "Genre": {"books": ("Book", "reverse", "genre")},
-    "Author": {"books": ("Book", "m2m", "authors")},
+    "Author": {
+        "books": ("Book", "m2m", "authors"),
+        "mentees": ("Author", "reverse", "mentor"),
+        "contributions": ("Contribution", "reverse", "author"),
+        "contributed_books": ("Book", "m2m", "contributors"),
+    },
     "Book": {
         "sales": ("Sale", "reverse", "book"),
         "reviews": ("Review", "reverse", "book"),
         "authors": ("Author", "m2m", "books"),
+        "contributions": ("Contribution", "reverse", "book"),
+        "contributors": ("Author", "m2m", "contributed_books"),
     },
     "Store": {"sales": ("Sale", "reverse", "store")},
 }
@@ -117,6 +132,7 @@ SINGULAR = {
     "Store": "store",
     "Sale": "sale",
     "Review": "review",
+    "Contribution": "contribution",
 }
 PLURAL = {k: v + "s" for k, v in SINGULAR.items()}
 CASED = {("Publisher", "name"), ("Genre", "name"), ("Store", "name"), ("Store", "country")}

@@ -11,7 +11,10 @@ Task ids are `orm_gen_<tree hash>`: the same tree gets the same id in every buil
 The split is a function of the structural signature (one signature in five goes to `eval`), so
 `eval` holds out whole structures; eval tasks are verified on the fixture variants of
 EVAL_VARIANTS only and train tasks never on them, so no eval task's rows come from a train
-fixture.
+fixture. Tasks drawn over the seeded worlds (`websandbox generate --fixtures seeded`) are
+verified on fixture seeds: eval tasks on EVAL_SEEDS only, train tasks on the other seeds, so
+the held-out seeds' rows never appear in train. Such a line records `draw_fixture` (the seed
+whose rows gave the constants), so `candidate(seed, index, shape, draw_fixture)` redraws it.
 
 Re-rendering (`python -m sandbox_env.generate.store --rerender`): the spec is English over the
 tree, and verification never reads it, so a change of render_spec.py re-renders every stored
@@ -35,6 +38,10 @@ GENERATED_FILE = PACKAGE_DIR / "data" / "generated_orm.jsonl"
 DEFAULT_SEED = 22
 DEFAULT_COUNT = 2600  # pre-screened candidates drawn by `websandbox generate` with no --target
 EVAL_VARIANTS = (6, 7)
+# seeded worlds (runtime/container/orm_fixture/world.py): a task drawn over them is verified on the train seeds
+# or, if its signature is held out, on EVAL_SEEDS only; DRAW_SEED's rows give the sampler its constants
+EVAL_SEEDS = (105, 106)
+DRAW_SEED = 101
 EVAL_SHARE = 5  # one signature in EVAL_SHARE is held out for `eval`
 SPLITS = ("train", "eval")
 
@@ -44,17 +51,30 @@ def split_of(signature: str) -> str:
     return "eval" if digest[0] % EVAL_SHARE == 0 else "train"
 
 
+def fixture_pool(split: str, seeded: bool) -> tuple[int, ...]:
+    """The fixtures a task of `split` is verified on: variants of the hand-written fixture, or fixture seeds."""
+    from sandbox_env.runtime.container.orm_fixture.variants import VARIANTS
+    from sandbox_env.runtime.container.orm_fixture.world import SEEDED
+
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
+    held, every = (EVAL_SEEDS, SEEDED) if seeded else (EVAL_VARIANTS, tuple(range(VARIANTS)))
+    return held if split == "eval" else tuple(v for v in every if v not in held)
+
+
 def task_id(tree_hash: str) -> str:
     return f"orm_gen_{tree_hash[:12]}"
 
 
 def record(seed: int, index: int, q: Query, code: str, spec: dict[str, Any], variants: dict[int, Any],
            measures: dict[str, int], difficulty: str, category: str, split: str,
-           shape: str | None = None) -> dict[str, Any]:  # fmt: skip
+           shape: str | None = None, draw_fixture: int | None = None) -> dict[str, Any]:  # fmt: skip
     from sandbox_env.generate.tree import signature, tree_hash
 
     h = tree_hash(q)
     drawn = {} if shape is None else {"shape": shape}  # a batch of one shape: candidate(seed, index, shape)
+    if draw_fixture is not None:  # drawn over a seeded world: candidate(seed, index, shape, draw_fixture)
+        drawn["draw_fixture"] = draw_fixture
     return {
         **drawn,
         "task_id": task_id(h),

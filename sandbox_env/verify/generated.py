@@ -35,7 +35,6 @@ from typing import Any
 from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME
 from sandbox_env.families.orm import SESSION_DB, SESSION_ENV, image_db, session_preamble
 from sandbox_env.generate import store
-from sandbox_env.generate.fixture import VARIANTS
 from sandbox_env.generate.measure import category, difficulty, measures
 from sandbox_env.generate.render_orm import render_orm
 from sandbox_env.generate.render_spec import render_spec
@@ -140,21 +139,25 @@ async def run_cells(backend: SandboxBackend, image: str, variant: int, reverse: 
     return out
 
 
-def pool(split: str) -> tuple[int, ...]:
-    return store.EVAL_VARIANTS if split == "eval" else tuple(v for v in range(VARIANTS) if v not in store.EVAL_VARIANTS)
+def pool(split: str, seeded: bool = False) -> tuple[int, ...]:
+    return store.fixture_pool(split, seeded)
 
 
 def candidates(
-    seed: int, count: int, per_signature: int = 2 * PER_SIGNATURE, log=print, shape: str | None = None
+    seed: int, count: int, per_signature: int = 2 * PER_SIGNATURE, log=print, shape: str | None = None, seeded: bool = False
 ) -> list[dict[str, Any]]:
-    """Draw and pre-screen candidates (of one shape if named) until `count` pass in Python (or 12x as many draws were made)."""
+    """Draw and pre-screen candidates (of one shape if named) until `count` pass in Python (or 12x as many draws were made).
+
+    `seeded`: draw over the seeded worlds (constants from store.DRAW_SEED's rows) and verify on fixture seeds.
+    """
+    draw_fixture = store.DRAW_SEED if seeded else None
     out: list[dict[str, Any]] = []
     seen_hash: set[str] = set()
     per_sig: dict[str, int] = defaultdict(int)
     i = 0
     t0 = time.perf_counter()
     while len(out) < count and i < 12 * count:
-        q = candidate(seed, i, shape)
+        q = candidate(seed, i, shape, draw_fixture)
         i += 1
         if q is None:
             continue
@@ -163,7 +166,7 @@ def candidates(
             if h in seen_hash or per_sig[sig] >= per_signature:
                 continue
             split = store.split_of(sig)
-            screened = {v: screen_variant(q, v)[0] for v in pool(split)}
+            screened = {v: screen_variant(q, v)[0] for v in pool(split, seeded)}
             screened = {v: r for v, r in screened.items() if r is not None}
             if len(screened) < (EVAL_MIN_VARIANTS if split == "eval" else MIN_VARIANTS):
                 continue
@@ -185,6 +188,7 @@ def candidates(
                 spec=spec,
                 mutants=mutants_of(code),
                 index=i - 1,
+                draw_fixture=draw_fixture,
             )
         )
         if len(out) % 200 == 0:
@@ -270,15 +274,16 @@ def select(seed: int, cands: list[dict[str, Any]], results, log=print, shape: st
         per_sig[c["signature"]] += 1
         q: Query = c["q"]
         m = measures(q, c["spec"]["traps"], killed=len(c["mutants"]))
-        kept.append(store.record(seed, c["index"], q, c["code"], c["spec"], ok, m, difficulty(m), category(q), c["split"], shape))
+        kept.append(store.record(seed, c["index"], q, c["code"], c["spec"], ok, m, difficulty(m), category(q), c["split"],
+                                 shape, c.get("draw_fixture")))  # fmt: skip
     log("variants left out: " + ", ".join(f"{k} x{v}" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1])))
     return kept
 
 
 async def produce(backend: SandboxBackend, image: str, seed: int, count: int, concurrency: int = 2, log=print,
-                  shape: str | None = None):  # fmt: skip
+                  shape: str | None = None, seeded: bool = False):  # fmt: skip
     """Draw, pre-screen, execute and admit; returns (records, seconds of verification in containers)."""
-    cands = candidates(seed, count, log=log, shape=shape)
+    cands = candidates(seed, count, log=log, shape=shape, seeded=seeded)
     t0 = time.perf_counter()
     results = await execute(backend, image, cands, concurrency, log=log)
     seconds = time.perf_counter() - t0
@@ -286,7 +291,8 @@ async def produce(backend: SandboxBackend, image: str, seed: int, count: int, co
     return kept, seconds
 
 
-def main_generate(seed: int, count: int, out: Path, concurrency: int = 2, shape: str | None = None, merge: bool = False) -> int:
+def main_generate(seed: int, count: int, out: Path, concurrency: int = 2, shape: str | None = None, merge: bool = False,
+                  seeded: bool = False) -> int:  # fmt: skip
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
@@ -294,7 +300,7 @@ def main_generate(seed: int, count: int, out: Path, concurrency: int = 2, shape:
     backend = make_backend()
     t0 = time.perf_counter()
     try:
-        kept, seconds = asyncio.run(produce(backend, image, seed, count, concurrency, shape=shape))
+        kept, seconds = asyncio.run(produce(backend, image, seed, count, concurrency, shape=shape, seeded=seeded))
     finally:
         backend.teardown()
     if merge:

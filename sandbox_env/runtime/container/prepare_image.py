@@ -1,8 +1,9 @@
 """Runs once at image build time, as root: prepares data that every container shares.
 
-Builds the orm fixture database at /opt/websandbox/orm.sqlite3 and its drawn variants at
-/opt/websandbox/orm-vK.sqlite3 (orm_fixture/variants.py), readable by all and writable by
-none but root; each rollout's session works on its own copy of one of them in /tmp.
+Builds the orm fixture database at /opt/websandbox/orm.sqlite3, its drawn variants at
+/opt/websandbox/orm-vK.sqlite3 (orm_fixture/variants.py) and the seeded worlds at
+/opt/websandbox/orm-vS.sqlite3 for each fixture seed S (orm_fixture/world.py), readable by all
+and writable by none but root; each rollout's session works on its own copy of one of them in /tmp.
 """
 
 import os
@@ -21,8 +22,9 @@ def variant_db(variant: int) -> str:
 def main() -> None:
     from orm_fixture.build import build_database, digest
     from orm_fixture.variants import VARIANTS
+    from orm_fixture.world import SEEDED
 
-    for variant in range(VARIANTS):
+    for variant in (*range(VARIANTS), *SEEDED):
         path = variant_db(variant)
         build_database(path, variant)
         os.chmod(path, 0o644)

@@ -3,6 +3,10 @@
     python -m orm_fixture.build PATH [--variant K] [--reversed]   # (re)build PATH, print its digest
     python -m orm_fixture.build --digest PATH                     # print the digest of an existing file
 
+K is a variant of the hand-written fixture (0..7, variants.py) or a fixture seed of a seeded
+world (world.py's SEEDED, or any seed of 100 and up for a private world): the whole world is
+drawn from the seed, and `--reversed` numbers every model's rows the other way round.
+
 The digest covers every row of every table in a fixed order, so two builds (the
 image's and a fresh one) can be compared by one line. `--variant K` adds the rows that
 variant K draws (variants.py); `--reversed` inserts those drawn rows in the opposite
@@ -26,7 +30,9 @@ TABLES = (
     "shop_store",
     "shop_sale",
     "shop_review",
+    "shop_contribution",
 )
+FIRST_SEED = 100  # a --variant at or above it is a fixture seed of a seeded world (world.py)
 
 
 def _with_variant(variant: int, reverse: bool) -> dict[str, list]:
@@ -67,6 +73,30 @@ def _with_variant(variant: int, reverse: bool) -> dict[str, list]:
     return {"books": books, "book_authors": pairs, "sales": sales, "reviews": reviews}
 
 
+def _seeded(seed: int, reverse: bool) -> dict[str, list]:
+    from orm_fixture import world
+
+    rows = world.rows(seed)
+    return world.reversed_ids(rows) if reverse else rows
+
+
+def _hand_written(variant: int, reverse: bool) -> dict[str, list]:
+    from orm_fixture import data
+
+    rows = _with_variant(variant, reverse)
+    return {
+        "Publisher": data.publishers(),
+        "Author": data.authors(),
+        "Genre": data.genres(),
+        "Book": sorted(rows["books"], key=lambda r: r["id"]),
+        "Store": data.stores(),
+        "Sale": rows["sales"],
+        "Review": rows["reviews"],
+        "Contribution": [],
+        "book_authors": rows["book_authors"],
+    }
+
+
 def build_database(path: str, variant: int = 0, reverse: bool = False) -> None:
     """Create the tables from the models and insert the data of `variant`, at path (replaced if it exists)."""
     os.environ["ORM_FIXTURE_DB"] = path
@@ -76,29 +106,23 @@ def build_database(path: str, variant: int = 0, reverse: bool = False) -> None:
     django.setup()
     from django.db import connection, transaction
 
-    from orm_fixture import data
-    from orm_fixture.shop.models import Author, Book, Genre, Publisher, Review, Sale, Store
+    from orm_fixture.shop.models import Author, Book, Contribution, Genre, Publisher, Review, Sale, Store
 
     connection.close()
     connection.settings_dict["NAME"] = path  # a second build in one process (the image's variants) writes its own file
     for suffix in ("", "-journal", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
-    models = (Publisher, Author, Genre, Book, Store, Sale, Review)
+    models = (Publisher, Author, Genre, Book, Store, Sale, Review, Contribution)
     with connection.schema_editor() as editor:
         for model in models:
             editor.create_model(model)
-    rows = _with_variant(variant, reverse)
-    with transaction.atomic():
-        Publisher.objects.bulk_create(Publisher(**r) for r in data.publishers())
-        Author.objects.bulk_create(Author(**r) for r in data.authors())
-        Genre.objects.bulk_create(Genre(**r) for r in data.genres())
-        Book.objects.bulk_create(Book(**r) for r in sorted(rows["books"], key=lambda r: r["id"]))
+    rows = _seeded(variant, reverse) if variant >= FIRST_SEED else _hand_written(variant, reverse)
+    with transaction.atomic():  # foreign keys are checked at commit: a mentor may come later in a reversed build
+        for model in models:
+            model.objects.bulk_create((model(**r) for r in rows[model.__name__]), batch_size=2000)
         through = Book.authors.through
-        through.objects.bulk_create(through(book_id=b, author_id=a) for b, a in rows["book_authors"])
-        Store.objects.bulk_create(Store(**r) for r in data.stores())
-        Sale.objects.bulk_create(Sale(**r) for r in rows["sales"])
-        Review.objects.bulk_create(Review(**r) for r in rows["reviews"])
+        through.objects.bulk_create((through(book_id=b, author_id=a) for b, a in rows["book_authors"]), batch_size=2000)
     connection.close()
 
 

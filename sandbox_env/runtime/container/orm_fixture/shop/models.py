@@ -2,6 +2,12 @@
 
 Keep docs in step: the prompt's schema text lives in sandbox_env/families/orm.py
 (a unit test checks that every model and field here is named there).
+
+Decision (the seeded worlds, orm_fixture/world.py): `Author.mentor` (a self-reference),
+`Contribution` (the `through` model of `Book.contributors`, with a role) and `Sale.sold_at`
+(a DateTimeField) exist in every fixture, but the hand-written fixture and its drawn variants
+leave them empty (no mentor, no contribution, no sale time): no hand-written task's rows move.
+`Book.authors` stays a plain many-to-many; `Book.contributors` is a second relation to Author.
 """
 
 from django.db import models
@@ -22,6 +28,7 @@ class Author(models.Model):
     country = models.CharField(max_length=50)
     birth_date = models.DateField(null=True)
     email = models.CharField(max_length=100, null=True)
+    mentor = models.ForeignKey("self", null=True, on_delete=models.SET_NULL, related_name="mentees")
 
     def __str__(self) -> str:
         return self.name
@@ -40,6 +47,7 @@ class Book(models.Model):
     publisher = models.ForeignKey(Publisher, on_delete=models.PROTECT, related_name="books")
     genre = models.ForeignKey(Genre, null=True, on_delete=models.SET_NULL, related_name="books")
     authors = models.ManyToManyField(Author, related_name="books")
+    contributors = models.ManyToManyField(Author, through="Contribution", related_name="contributed_books")
     published = models.DateField()
     price = models.DecimalField(max_digits=7, decimal_places=2)
     sale_price = models.DecimalField(max_digits=7, decimal_places=2, null=True)
@@ -67,6 +75,7 @@ class Sale(models.Model):
     sold_on = models.DateField()
     quantity = models.IntegerField()
     unit_price = models.DecimalField(max_digits=7, decimal_places=2)
+    sold_at = models.DateTimeField(null=True)  # the till's time; None in the hand-written fixture
 
 
 class Review(models.Model):
@@ -75,3 +84,9 @@ class Review(models.Model):
     rating = models.IntegerField()  # 1 to 5
     verified = models.BooleanField(default=False)
     created = models.DateField()
+
+
+class Contribution(models.Model):
+    book = models.ForeignKey(Book, on_delete=models.CASCADE, related_name="contributions")
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="contributions")
+    role = models.CharField(max_length=20)  # "editor", "translator", "illustrator", "foreword"
