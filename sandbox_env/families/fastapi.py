@@ -259,7 +259,7 @@ def composed_measures(meta: dict[str, Any], check_names: list[str], where: str) 
     if set(table) != COMPOSED_KEYS:
         raise CheckError(f"{where}: [composed] needs exactly {sorted(COMPOSED_KEYS)}, has {sorted(table)}")
     if meta.get("difficulty") != "hard":
-        raise CheckError(f"{where}: a composed task is hard; set difficulty = \"hard\"")
+        raise CheckError(f'{where}: a composed task is hard; set difficulty = "hard"')
     components, app_wide, interaction = (list(table[k]) for k in ("components", "app_wide", "interaction_checks"))
     if not 3 <= len(components) <= 5 or not 1 <= len(app_wide) <= 2:
         raise CheckError(f"{where}: a composed task combines 3 to 5 components and 1 or 2 app-wide features")
