@@ -30,14 +30,22 @@ def _families() -> set[str]:
 
 GENERATED_SAMPLE = 8  # generated orm tasks per split in these runs (test_orm_generate_docker.py plays more of them)
 REPAIR_SAMPLE = 3  # repair tasks per family in these runs (test_repair_docker.py plays more paths)
-COMPOSED_SAMPLE = 2  # composed fastapi tasks in these runs
+COMPOSED_SAMPLE = 3  # hand-written composed tasks in these runs (build_tasks.py --verify grades every one)
+GENERATED_COMPOSED_SAMPLE = 2  # generated composed fastapi tasks (verify.compose admitted each by execution)
+
+
+def _tier(row: dict) -> str:
+    return json.loads(row["info"].get("measures") or "{}").get("tier", "")
 
 
 def _rows() -> list[dict]:
-    """Every hand-written task but smoke, and a fixed sample of the generated ones (all of them would take an hour)."""
+    """Every hand-written task but smoke and the composed tier, and fixed samples of the composed, generated and
+    repair tasks (all of them would take an hour)."""
     rows = [r for r in load_rows() if r["info"]["family"] != "smoke"]
     hand = [r for r in rows if r["info"].get("source", "hand") == "hand"]
-    sample = []
+    composed = sorted((r for r in hand if _tier(r) == "composed"), key=lambda r: r["info"]["task_id"])
+    hand = [r for r in hand if _tier(r) != "composed"]
+    sample = composed[:: max(1, len(composed) // COMPOSED_SAMPLE)][:COMPOSED_SAMPLE]
     for split in ("train", "eval"):
         gen = sorted((r for r in rows if r["info"].get("source") == "generated" and r["info"]["split"] == split),
                      key=lambda r: r["info"]["task_id"])  # fmt: skip
@@ -46,8 +54,8 @@ def _rows() -> list[dict]:
         rep = sorted((r for r in rows if r["info"].get("source") == "repair" and r["info"]["family"] == family),
                      key=lambda r: r["info"]["task_id"])  # fmt: skip
         sample += rep[:: max(1, len(rep) // REPAIR_SAMPLE)][:REPAIR_SAMPLE]
-    composed = sorted((r for r in rows if r["info"].get("source") == "composed"), key=lambda r: r["info"]["task_id"])
-    sample += composed[:: max(1, len(composed) // COMPOSED_SAMPLE)][:COMPOSED_SAMPLE]
+    made = sorted((r for r in rows if r["info"].get("source") == "composed"), key=lambda r: r["info"]["task_id"])
+    sample += made[:: max(1, len(made) // GENERATED_COMPOSED_SAMPLE)][:GENERATED_COMPOSED_SAMPLE]
     return hand + sample
 
 

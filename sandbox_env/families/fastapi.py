@@ -2,7 +2,8 @@
 
 Task source: sandbox_env/tasks/fastapi/<id>/
   task.toml     id, difficulty, category, title, spec (the written specification), and
-                [[checks]] in the check language of fastapi_checks.py (2 to 6 checks).
+                [[checks]] in the check language of fastapi_checks.py (2 to 6 checks; a
+                composed task, below, up to 14).
                 Optional: files (a table of starting files), openapi_url (default
                 "/openapi.json"; "" when the app serves none), catch_all (true when the spec
                 itself asks for a route matching every path, which turns off the unknown-path
@@ -10,6 +11,16 @@ Task source: sandbox_env/tasks/fastapi/<id>/
                 [[vary]]: values the checks send that are drawn afresh for every grading
                 (fastapi_vary.py).
   reference.py  the reference app; it must score 1.0.
+
+The composed tier. A task with a [composed] table is one app over one domain that combines
+several single-feature tasks: route-local features on routers of their own prefixes, and one
+or two app-wide features whose effect on the others is the point (a validation answer that
+every router's 422 takes, a dependency on one router only, a middleware wrapping errors too,
+startup state several routers read). The table lists `components` (the single tasks it
+combines), `app_wide` (those features) and `interaction_checks` (names of checks that test an
+app-wide feature's effect on a component); all three land in the row's measures, and the task
+is `hard`. Its checks are the components' checks rewritten for the prefixes plus the
+interaction checks, hence a higher cap. The caps live in CHECK_CAPS and nowhere else.
 
 Drawn values (fastapi_vary.py). Optional [[vary]] tables in task.toml name the values the
 checks send and expect back; each grading draws new ones (random.SystemRandom) and
@@ -89,6 +100,8 @@ from sandbox_env.sandbox.blame import LIMIT_WINDOW, Verdict, judge_time_limit, l
 APP_PATH = "app.py"
 REQUEST_TIMEOUT = 10.0
 MIN_CHECKS, MAX_CHECKS = 2, 6
+CHECK_CAPS = {"single": MAX_CHECKS, "composed": 14}  # the most checks a task of each tier may have
+COMPOSED_KEYS = {"components", "app_wide", "interaction_checks"}
 
 PROMPT_TAIL = """\
 Deliverable: write the application to /workspace/app.py. The module must expose the
@@ -117,12 +130,15 @@ class FastAPIFamily:
     def compile_task(self, folder: Path) -> TaskRow:
         meta = read_task_toml(folder)
         raw_checks = meta.get("checks") or []
-        if not MIN_CHECKS <= len(raw_checks) <= MAX_CHECKS:
-            raise CheckError(f"{folder.name}: needs {MIN_CHECKS} to {MAX_CHECKS} checks, has {len(raw_checks)}")
+        tier = "composed" if "composed" in meta else "single"
+        cap = CHECK_CAPS[tier]
+        if not MIN_CHECKS <= len(raw_checks) <= cap:
+            raise CheckError(f"{folder.name}: a {tier} task needs {MIN_CHECKS} to {cap} checks, has {len(raw_checks)}")
         checks = [normalize_check(c, f"{folder.name} check {i + 1}") for i, c in enumerate(raw_checks)]
         names = [c["name"] for c in checks]
         if len(set(names)) != len(names):
             raise CheckError(f"{folder.name}: check names must be unique")
+        measures = composed_measures(meta, names, folder.name) if tier == "composed" else {}
         weak = [c["name"] for c in checks if passes_for_catch_all(c)]
         if weak:
             raise CheckError(f"{folder.name}: an app answering 200 {{}} everywhere would pass {weak}")
@@ -149,6 +165,7 @@ class FastAPIFamily:
                 # values drawn afresh for every grading (fastapi_vary.py); [] when none
                 "vary": vary,
             },
+            measures=measures,
         )
 
     async def setup(self, sb: Sandbox, task: TaskRow) -> None:
@@ -234,6 +251,28 @@ class FastAPIFamily:
         if not report.get("has_app"):
             return _failed(checks, "app.py imported, but it defines no module-level `app`", imported=True)
         return _score(checks, canaries, layout, report, openapi_url)
+
+
+def composed_measures(meta: dict[str, Any], check_names: list[str], where: str) -> dict[str, Any]:
+    """A composed task's structure, from its [composed] table: what it combines and what ties it together."""
+    table = meta["composed"]
+    if set(table) != COMPOSED_KEYS:
+        raise CheckError(f"{where}: [composed] needs exactly {sorted(COMPOSED_KEYS)}, has {sorted(table)}")
+    if meta.get("difficulty") != "hard":
+        raise CheckError(f'{where}: a composed task is hard; set difficulty = "hard"')
+    components, app_wide, interaction = (list(table[k]) for k in ("components", "app_wide", "interaction_checks"))
+    if not 3 <= len(components) <= 5 or not 1 <= len(app_wide) <= 2:
+        raise CheckError(f"{where}: a composed task combines 3 to 5 components and 1 or 2 app-wide features")
+    unknown = [n for n in interaction if n not in check_names]
+    if unknown or not interaction:
+        raise CheckError(f"{where}: interaction_checks must name checks of the task (unknown: {unknown})")
+    return {
+        "tier": "composed",
+        "components": components,
+        "app_wide": app_wide,
+        "interaction_checks": len(interaction),
+        "checks": len(check_names),
+    }
 
 
 def _hosts_verdict(result: ExecResult, deadline: float) -> Verdict | None:

@@ -84,11 +84,14 @@ async def verify(rows: list[TaskRow], concurrency: int) -> bool:
 
 
 def count_lines(rows: list[TaskRow]) -> list[str]:
-    """Task counts per family, source, split and difficulty."""
+    """Task counts per family, source, split and difficulty, and per tier where a task has one (composed)."""
     lines = []
     for label, key in (("family", "family"), ("source", "source"), ("split", "split"), ("difficulty", "difficulty")):
         counts = Counter(getattr(r, key) for r in rows)
         lines.append(f"  per {label:<10} " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
+    tiers = Counter(f"{r.family} {r.measures['tier']}" for r in rows if r.measures.get("tier"))
+    if tiers:
+        lines.append(f"  per {'tier':<10} " + ", ".join(f"{k} {n}" for k, n in sorted(tiers.items())))
     combos = Counter((r.family, r.source, r.split, r.difficulty) for r in rows)
     lines += [f"    {f:<8} {s:<9} {sp:<5} {d:<6} {n}" for (f, s, sp, d), n in sorted(combos.items())]
     return lines
