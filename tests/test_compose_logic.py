@@ -152,6 +152,23 @@ def test_a_composed_row_is_a_hard_fastapi_task_with_its_structure_in_info(record
     record, _ = records[0]
     row = compile_composed(record)
     assert row.family == "fastapi" and row.difficulty == "hard" and row.source == "composed"
-    assert row.measures["components"] == len(record["parts"]) and row.measures["app_wide"] == len(record["rules"])
+    assert row.measures["components"] == record["parts"] and row.measures["app_wide"] == record["rules"]
+    assert row.measures["tier"] == "composed" and row.measures["interaction_checks"] >= 1
     assert len(row.grading["checks"]) <= logic.MAX_CHECKS
     assert "/workspace/app.py" in row.prompt
+
+
+def test_every_stored_composed_task_is_what_its_parts_compose_to_and_screens_clean(parts):
+    from sandbox_env.generate import compose_store
+
+    by_id = {p.task_id: p for p in parts}
+    stored = compose_store.read()
+    assert stored, "no composed task is stored: python -m sandbox_env.verify.compose"
+    for record in stored:
+        chosen = [by_id[i] for i in record["parts"]]
+        assert logic.record_source(record, chosen) == record["reference"], record["task_id"]
+        assert logic.record_text(record, chosen) == (record["spec"], record["coverage"]), (
+            f"{record['task_id']}: run python -m sandbox_env.verify.compose --respec"
+        )
+        assert screen(record, chosen) == [], record["task_id"]
+        assert record["verified"]["mutants_killed"] > 0 and record["verified"]["catch_all"] <= 0.02

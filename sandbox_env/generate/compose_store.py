@@ -56,5 +56,6 @@ def compile_composed(record: dict[str, Any]) -> TaskRow:
         source="composed",
         split=record["split"],
         signature=record["signature"],
-        measures={**record["measures"], "parts": record["parts"], "rules": record["rules"]},
+        # the composed tier's measures, named as the hand-written composed tasks name theirs ([composed] in task.toml)
+        measures={**record["measures"], "tier": "composed", "components": record["parts"], "app_wide": record["rules"]},
     )
