@@ -190,7 +190,10 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
     - channel: the round trip of a `ping` (host, engine, the agent's smallest reply);
     - the command: `bash -c true` started from Python, and the cell `1` compiled and run,
       each timed inside the container with no agent around it;
-    - agent: what is left (its request handling, spawning, the clock, the session's pipe).
+    - agent: what is left (its request handling, spawning, the clock, the session's pipe);
+    - beside them, the CPU the calls cost the sandbox's cgroup and the host process that
+      serves its root filesystem (fuse-overlayfs, when the engine's storage uses it), both
+      means over the same calls: CPU, unlike wall time, does not grow with the load.
     Each is a median; the parts are medians of different runs, so they add up only roughly.
     """
 
@@ -203,6 +206,16 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
             cpu.append(time.process_time() - c0)
         return statistics.median(wall), statistics.median(cpu)
 
+    def sandbox_cpu(before, after) -> tuple[float | None, float | None]:
+        """CPU per call of the sandbox's cgroup and of the host process serving its root filesystem."""
+
+        def per(a, b):
+            return None if a is None or b is None else (b - a) / n
+
+        if before is None or after is None:
+            return None, None
+        return per(before.cpu, after.cpu), per(before.served, after.served)
+
     ping, _ = await per_call(lambda: backend.call(sb.id, {"op": "ping"}, 30))
     await sb.run_python(COMMAND_ALONE)
     printed = (await sb.run_python(f"print(*_alone({n}))", timeout=120)).output
@@ -213,10 +226,18 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
         ("bash('true')", lambda: sb.exec("true"), bash_alone, "`bash -c true` started from Python"),
         ("execute_code('1')", lambda: sb.run_python("1"), cell_alone, "the cell compiled and run"),
     ):
+        before = backend.usage_point(sb.id)
         wall, cpu = await per_call(fn)
+        box_cpu, served = sandbox_cpu(before, backend.usage_point(sb.id))
         agent = max(0.0, wall - ping - alone_s)
         record(f"  {name} round trip", ms(wall), "")
         record("    host side CPU (this process)", ms(cpu), "")
+        record("    sandbox CPU (its cgroup: agent + command)", "n/a" if box_cpu is None else ms(box_cpu), "mean")
+        record(
+            "    file server CPU (its root filesystem's)",
+            "n/a" if served is None else ms(served),
+            "mean; fuse-overlayfs: one round trip per file the command opens or stats",
+        )
         record("    channel (a ping's round trip)", ms(ping), "host, engine, the agent's smallest reply")
         record("    agent (the rest)", ms(agent), "request handling, spawn, clock, session pipe")
         record("    the command itself", ms(alone_s), f"{what}, timed in the container")

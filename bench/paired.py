@@ -5,8 +5,9 @@
 On a machine that others load, two figures taken minutes apart compare loads, not code.
 This bench opens one sandbox of each image with the same host code, then alternates
 `bash("true")` and `execute_code("1")` between them call by call, so that both see the
-same load. Each round prints the median round trip of each image and their ratio; the
-load average is printed before and after. The agent and everything else under
+same load. Each round prints the median round trip of each image and their ratio, and
+the mean CPU per call of each sandbox and of its file server (CPU does not grow with the
+load as wall time does); the load average is printed before and after. The agent and everything else under
 `sandbox_env/runtime/` ships in the image, so an image built from another checkout
 (`websandbox build-image` there) measures that checkout's in-container side.
 """
@@ -31,15 +32,32 @@ def loadavg() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-async def alternate(sandboxes: list, call, n: int) -> list[float]:
-    """Median seconds of `call(sandbox)` for each sandbox, the calls interleaved one by one."""
+async def alternate(sandboxes: list, call, n: int) -> list[tuple[float, float | None, float | None]]:
+    """For each sandbox, `call(sandbox)`'s median seconds and mean CPU per call, the calls interleaved one by one.
+
+    CPU is that of the sandbox's cgroup and of the host process serving its root
+    filesystem (fuse-overlayfs), as the backend reads them: None where it cannot.
+    """
     times: list[list[float]] = [[] for _ in sandboxes]
+    before = [sb.backend.usage_point(sb.id) for sb in sandboxes]
     for _ in range(n):
         for i, sb in enumerate(sandboxes):
             t0 = time.perf_counter()
             await call(sb)
             times[i].append(time.perf_counter() - t0)
-    return [statistics.median(t) for t in times]
+    out = []
+    for sb, t, b in zip(sandboxes, times, before, strict=True):
+        a = sb.backend.usage_point(sb.id)
+        cpu = served = None
+        if a is not None and b is not None:
+            cpu = None if a.cpu is None or b.cpu is None else (a.cpu - b.cpu) / n
+            served = None if a.served is None or b.served is None else (a.served - b.served) / n
+        out.append((statistics.median(t), cpu, served))
+    return out
+
+
+def _ms(x: float | None) -> str:
+    return "   n/a" if x is None else f"{x * 1000:6.2f}"
 
 
 async def run(images: list[str], n: int, rounds: int) -> None:
@@ -62,8 +80,12 @@ async def measure(sandboxes: list, n: int, rounds: int) -> None:
     calls = (("bash('true')", lambda sb: sb.exec("true")), ("execute_code('1')", lambda sb: sb.run_python("1")))
     for r in range(rounds):
         for name, call in calls:
-            a, b = await alternate(sandboxes, call, n)
-            print(f"round {r + 1} {name:<18} A {a * 1000:7.2f} ms  B {b * 1000:7.2f} ms  B/A {b / a:.2f}", flush=True)
+            (a, a_cpu, a_srv), (b, b_cpu, b_srv) = await alternate(sandboxes, call, n)
+            print(
+                f"round {r + 1} {name:<18} A {a * 1000:7.2f} ms  B {b * 1000:7.2f} ms  B/A {b / a:.2f}  "
+                f"CPU per call, sandbox A {_ms(a_cpu)} B {_ms(b_cpu)} ms, file server A {_ms(a_srv)} B {_ms(b_srv)} ms",
+                flush=True,
+            )
     print(f"load average after: {loadavg()}", flush=True)
 
 
