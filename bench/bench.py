@@ -1,6 +1,6 @@
 """Speed and memory of the sandbox, each figure beside its floor measured in the same run.
 
-    python bench/bench.py [--n 20] [--skip-rollouts] [--skip-grading] [--skip-peer] [--skip-cpu] [--cpu-n 20]
+    python bench/bench.py [--n 20] [--skip-calls] [--skip-rollouts] [--skip-grading] [--skip-peer] [--skip-cpu] [--cpu-n 20]
 
 Prints medians (and ratios against the floors): sandbox ready (cold and from the
 warm pool) against raw SDK create+start and `docker run --rm IMAGE true`; `bash("true")`
@@ -32,6 +32,8 @@ from sandbox_env.sandbox.docker import DockerBackend, docker_client  # noqa: E40
 from sandbox_env.sandbox.docker.labels import LABEL, LABEL_CLIENT  # noqa: E402
 
 ROWS: list[tuple[str, str, str]] = []
+# seconds a pool may take to fill: the container budget is shared by every user of the engine on this host
+POOL_WAIT = 600
 
 
 def ms(seconds: float) -> str:
@@ -102,14 +104,14 @@ async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: di
 
     pool = backend.warm_pool(image, 4)
     await pool.start()
-    await pool.wait_full(timeout=120)
+    await pool.wait_full(timeout=POOL_WAIT)
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
         sid = await pool.acquire()
         times.append(time.perf_counter() - t0)
         await backend.delete(sid)
-        await pool.wait_full(timeout=120)
+        await pool.wait_full(timeout=POOL_WAIT)
     warm = statistics.median(times)
     record("sandbox ready, from the warm pool", ms(warm), "")
     await pool.stop()
@@ -188,7 +190,10 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
     - channel: the round trip of a `ping` (host, engine, the agent's smallest reply);
     - the command: `bash -c true` started from Python, and the cell `1` compiled and run,
       each timed inside the container with no agent around it;
-    - agent: what is left (its request handling, spawning, the clock, the session's pipe).
+    - agent: what is left (its request handling, spawning, the clock, the session's pipe);
+    - beside them, the CPU the calls cost the sandbox's cgroup and the host process that
+      serves its root filesystem (fuse-overlayfs, when the engine's storage uses it), both
+      means over the same calls: CPU, unlike wall time, does not grow with the load.
     Each is a median; the parts are medians of different runs, so they add up only roughly.
     """
 
@@ -201,6 +206,16 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
             cpu.append(time.process_time() - c0)
         return statistics.median(wall), statistics.median(cpu)
 
+    def sandbox_cpu(before, after) -> tuple[float | None, float | None]:
+        """CPU per call of the sandbox's cgroup and of the host process serving its root filesystem."""
+
+        def per(a, b):
+            return None if a is None or b is None else (b - a) / n
+
+        if before is None or after is None:
+            return None, None
+        return per(before.cpu, after.cpu), per(before.served, after.served)
+
     ping, _ = await per_call(lambda: backend.call(sb.id, {"op": "ping"}, 30))
     await sb.run_python(COMMAND_ALONE)
     printed = (await sb.run_python(f"print(*_alone({n}))", timeout=120)).output
@@ -211,10 +226,18 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
         ("bash('true')", lambda: sb.exec("true"), bash_alone, "`bash -c true` started from Python"),
         ("execute_code('1')", lambda: sb.run_python("1"), cell_alone, "the cell compiled and run"),
     ):
+        before = backend.usage_point(sb.id)
         wall, cpu = await per_call(fn)
+        box_cpu, served = sandbox_cpu(before, backend.usage_point(sb.id))
         agent = max(0.0, wall - ping - alone_s)
         record(f"  {name} round trip", ms(wall), "")
         record("    host side CPU (this process)", ms(cpu), "")
+        record("    sandbox CPU (its cgroup: agent + command)", "n/a" if box_cpu is None else ms(box_cpu), "mean")
+        record(
+            "    file server CPU (its root filesystem's)",
+            "n/a" if served is None else ms(served),
+            "mean; fuse-overlayfs: one round trip per file the command opens or stats",
+        )
         record("    channel (a ping's round trip)", ms(ping), "host, engine, the agent's smallest reply")
         record("    agent (the rest)", ms(agent), "request handling, spawn, clock, session pipe")
         record("    the command itself", ms(alone_s), f"{what}, timed in the container")
@@ -243,7 +266,7 @@ async def grading_figures(backend: DockerBackend, image: str, n: int) -> None:
             t0 = time.perf_counter()
             g1 = await grade_final(task, final, Grader(backend, image))
             cold.append(time.perf_counter() - t0)
-            await warm.wait_warm(timeout=120)
+            await warm.wait_warm(timeout=POOL_WAIT)
             t0 = time.perf_counter()
             g2 = await grade_final(task, final, warm)
             hot.append(time.perf_counter() - t0)
@@ -314,8 +337,8 @@ async def main_async(args: argparse.Namespace) -> None:
     print("websandbox:", flush=True)
     backend = DockerBackend()
     try:
-        ours = await sandbox_figures(backend, image, args.n, floors)
-        if not args.skip_peer:
+        ours = None if args.skip_calls else await sandbox_figures(backend, image, args.n, floors)
+        if ours is not None and not args.skip_peer:
             await asyncio.to_thread(peer_figures, image, args.n, ours, args.peer_python)
         if not args.skip_grading:
             await grading_figures(backend, image, args.n)
@@ -330,6 +353,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=20, help="repetitions per figure (default 20)")
     ap.add_argument("--rollouts", type=int, default=64, help="rollouts per throughput level (default 64)")
     ap.add_argument("--skip-rollouts", action="store_true")
+    ap.add_argument("--skip-calls", action="store_true", help="skip sandbox start, pool, tool calls (and so the peer)")
     ap.add_argument("--skip-peer", action="store_true", help="skip verifiers 0.4's DockerRuntime (bench/peer.py)")
     ap.add_argument(
         "--peer-python",

@@ -356,3 +356,32 @@ async def test_an_honest_app_starved_of_cpu_is_never_the_submissions_zero(image)
         starved.teardown()
     assert g.score == 1.0 or g.scoring_error, g.reason
     assert not g.tampered
+
+
+SLOW_FAILING_SHUTDOWN = (
+    STATUS_204
+    + """
+import asyncio
+import contextlib
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app):
+    yield
+    await asyncio.sleep(0.3)  # a shutdown that takes its time, then fails
+    raise RuntimeError("the flush at shutdown failed")
+
+
+app.router.lifespan_context = _lifespan
+"""
+)
+
+
+async def test_a_sessions_stop_still_runs_the_apps_whole_lifespan_shutdown(backend, image):
+    # the app host stops a session's server at once and polls its shutdown (app_host.PromptServer):
+    # the app's shutdown still runs to its end, and its failure is still the app's, with the evidence
+    g = await grade(backend, image, "fastapi_status_204", SLOW_FAILING_SHUTDOWN)
+    assert g.score < 1.0 and g.scoring_error is None and not g.tampered, g.reason
+    details = [c["detail"] for c in g.checks if not c["passed"]]
+    said = "the app's lifespan failed at shutdown: RuntimeError: the flush at shutdown failed"
+    assert details and all(said in d for d in details), details

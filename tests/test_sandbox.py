@@ -30,6 +30,14 @@ async def test_execute_code_keeps_its_namespace_between_calls(sandbox):
     assert await run_code(sandbox, "x", timeout=10) == "41"
 
 
+async def test_bash_loads_its_utf8_locale_from_one_archive_not_a_dozen_files(sandbox):
+    # each file a program opens on the image's storage is a round trip to its file server:
+    # the locale comes from /usr/lib/locale/locale-archive (images/Dockerfile), the same C.UTF-8
+    script = "grep -o 'lib/locale/.*' /proc/$$/maps | sort -u; locale charmap; printf %s \u00e9 | wc -m"
+    out = (await sandbox.exec(script, timeout=10)).stdout.split()
+    assert out == ["lib/locale/locale-archive", "UTF-8", "1"], out
+
+
 async def test_sleep_past_the_limit_is_killed_and_the_sandbox_stays_usable(sandbox):
     t0 = time.perf_counter()
     res = await sandbox.exec("sleep 100 & sleep 100", timeout=2)

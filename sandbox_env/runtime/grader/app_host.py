@@ -47,6 +47,7 @@ from process_guard import dumpable, fence_signals, undumpable  # noqa: E402
 undumpable()
 
 # Trusted imports, once, before any app exists; every child inherits them by fork.
+import asyncio  # noqa: E402
 import fcntl  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
@@ -118,6 +119,66 @@ class Witness:
         self.emit({"ev": "end", "raised": False})
 
 
+POLL = 0.005  # seconds between the checks of a stopping server (uvicorn's own: 0.1)
+
+
+class PromptServer(uvicorn.Server):
+    """uvicorn's server, stopped as soon as it is told, its shutdown the same steps without uvicorn's naps.
+
+    uvicorn (0.54) looks at `should_exit` every 0.1 s, then sleeps a fixed 0.1 s after
+    asking connections to close, then polls them every 0.1 s: measured at 0.13-0.22 s of
+    every session's "application shutdown", four to six sessions a grading. Here the stop
+    wakes the loop at once (`stop()`, from the thread that waits on the stop pipe; a
+    `should_exit` set any other way, e.g. by uvicorn's signal handlers, is still seen
+    within 0.1 s), and the shutdown polls every POLL seconds. The steps and their order are
+    uvicorn's: stop accepting, shut connections down, wait for connections and tasks (as
+    long as they take, as uvicorn does with no graceful timeout), lifespan shutdown.
+    """
+
+    _loop: asyncio.AbstractEventLoop | None = None
+    _woken: asyncio.Event | None = None
+
+    def stop(self) -> None:
+        self.should_exit = True
+        loop, woken = self._loop, self._woken
+        if loop is not None and woken is not None:
+            try:
+                loop.call_soon_threadsafe(woken.set)
+            except RuntimeError:  # the loop has closed: the server is past its main loop
+                pass
+
+    async def main_loop(self) -> None:
+        self._woken = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 1) % 864000
+            try:
+                await asyncio.wait_for(self._woken.wait(), 0.1)
+            except TimeoutError:
+                pass
+
+    async def shutdown(self, sockets=None) -> None:
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        await asyncio.sleep(POLL)
+        await self._wait_tasks_to_complete()
+        if not self.force_exit:
+            await self.lifespan.shutdown()
+
+    async def _wait_tasks_to_complete(self) -> None:
+        while self.server_state.connections and not self.force_exit:
+            await asyncio.sleep(POLL)
+        while self.server_state.tasks and not self.force_exit:
+            await asyncio.sleep(POLL)
+        for server in self.servers:
+            await server.wait_closed()
+
+
 def _import_app(path: str):
     sys.modules.pop("app", None)
     spec = importlib.util.spec_from_file_location("app", path)
@@ -170,7 +231,7 @@ def serve_child(cmd: dict, event_fd: int, stop_fd: int) -> None:
         proxy_headers=False,
         timeout_keep_alive=3600,
     )
-    server = uvicorn.Server(config)
+    server = PromptServer(config)
     real_startup = server.startup
 
     async def startup(sockets=None):
@@ -185,7 +246,7 @@ def serve_child(cmd: dict, event_fd: int, stop_fd: int) -> None:
             os.read(stop_fd, 1)  # a byte, or end of file when the host is gone: either way, stop
         except OSError:
             pass
-        server.should_exit = True
+        server.stop()
 
     threading.Thread(target=stop_when_told, daemon=True).start()
     try:
