@@ -11,6 +11,7 @@ Modules, one job each:
   sample      candidate trees from a seed, constants from the data, and the cheap pre-screen
   measure     the structural score, its thresholds and the difficulty label
   store       generated tasks as compact JSON lines: writing, reading, task ids and splits
+  task_lines  the JSON-lines file every store keeps (one record a line, sorted by task id)
   repair_logic  repair tasks' pure parts: candidates, the report from grader evidence, measures
   repair_store  repair tasks as JSON lines, and how a line becomes a task over its base task
   compose_logic composed fastapi tasks' pure parts: parts, the composed app, its checks, spec and wrong answers

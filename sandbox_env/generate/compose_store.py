@@ -11,29 +11,24 @@ change a stored task, so task ids and grading stay stable across rebuilds.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from sandbox_env.constants import PACKAGE_DIR
 from sandbox_env.families.base import TaskRow
 from sandbox_env.families.fastapi import APP_PATH, REQUEST_TIMEOUT, build_prompt
+from sandbox_env.generate.task_lines import read_lines, write_lines
 
 COMPOSED_FILE = PACKAGE_DIR / "data" / "composed_tasks.jsonl"
 CATEGORY = "composed"
 
 
 def write(path: Path, records: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as fh:
-        for r in sorted(records, key=lambda r: r["task_id"]):
-            fh.write(json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+    write_lines(path, records)
 
 
 def read(path: Path = COMPOSED_FILE) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return read_lines(path)
 
 
 def compile_composed(record: dict[str, Any]) -> TaskRow:

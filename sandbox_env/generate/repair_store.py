@@ -18,28 +18,23 @@ starts as the broken answer: the null policy of a repair task is the broken code
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from sandbox_env.constants import PACKAGE_DIR
 from sandbox_env.families.base import TaskRow
+from sandbox_env.generate.task_lines import read_lines, write_lines
 
 REPAIR_FILE = PACKAGE_DIR / "data" / "repair_tasks.jsonl"
 ORM_CELL = "query.py"
 
 
 def write(path: Path, records: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as fh:
-        for r in sorted(records, key=lambda r: r["task_id"]):
-            fh.write(json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+    write_lines(path, records)
 
 
 def read(path: Path = REPAIR_FILE) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return read_lines(path)
 
 
 def repair_section(family: str, files: dict[str, str], report: str) -> str:

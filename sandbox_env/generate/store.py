@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox_env.constants import PACKAGE_DIR
+from sandbox_env.generate.task_lines import read_lines, write_lines
 from sandbox_env.generate.tree import Query, canonical
 
 GENERATED_FILE = PACKAGE_DIR / "data" / "generated_orm.jsonl"
@@ -99,11 +100,7 @@ def record(seed: int, index: int, q: Query, code: str, spec: dict[str, Any], var
 
 
 def write(path: Path, records: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    records = sorted(records, key=lambda r: r["task_id"])
-    with path.open("w") as fh:
-        for r in records:
-            fh.write(json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+    write_lines(path, records)
 
 
 def merge(old: list[dict[str, Any]], new: list[dict[str, Any]], per_signature: int) -> list[dict[str, Any]]:
@@ -131,9 +128,7 @@ def rows_fingerprint(r: dict[str, Any]) -> str:
 
 
 def read(path: Path = GENERATED_FILE) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return read_lines(path)
 
 
 def rerender(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
