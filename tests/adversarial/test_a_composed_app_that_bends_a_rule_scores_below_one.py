@@ -44,11 +44,10 @@ async def test_bending_one_rule_of_a_composed_app_loses_points(backend, image, r
     record, parts = _stored(rule)
     row = compose_store.compile_composed(record)
     grader = Grader(backend, image)
-    bent = {
-        "stamp": _stamped_only_by_the_parts(record, parts),
-        "api_key": logic.wrong_answers(record, parts)["api_key_on_every_part"],
-        "invalid_400": logic.wrong_answers(record, parts)["invalid_keeps_422"],
-    }[rule]
+    if rule == "stamp":
+        bent = _stamped_only_by_the_parts(record, parts)
+    else:
+        bent = logic.wrong_answers(record, parts)["api_key_on_every_part" if rule == "api_key" else "invalid_keeps_422"]
     grade = await grade_final(row, {"files": {"app.py": bent}}, grader)
     assert grade.score < 1.0, f"{row.task_id}: bending {rule} scored {grade.score}"
     assert not grade.scoring_error and not grade.tampered, grade.reason
