@@ -32,8 +32,8 @@ against a freshly imported app.py in its own process. Canary requests made up on
 host at grading time (random unknown paths, and GET /openapi.json sent exactly as a check
 sends it) are slipped into random sessions at random places, and the sessions are sent
 in a random order, so neither position nor request tells them apart. (The document's
-canary once carried a random extra query parameter, which told it apart from the checks'
-reads of the document: an app could serve the canary one document and the checks another.) The driver
+canary carries nothing a check's read of the document lacks, such as an extra query
+parameter: an app could otherwise serve the canary one document and the checks another.) The driver
 (runtime/grader/http_driver.py) reports raw responses; the host evaluates expectations (which
 never enter a container) and judges canaries (fastapi_checks.judge_canaries). Reward =
 the fraction of checks passing.
