@@ -47,6 +47,7 @@ from sandbox_env.sandbox.registry import register_backend
 
 NAME = "local"
 AGENT = Path(__file__).resolve().with_name("local_agent.py")
+CONTAINER_PROGRAMS = AGENT.parents[1] / "sandbox_env" / "runtime" / "container"
 SANDBOX_UID = 1000
 CPU_CGROUPS = Path("/sys/fs/cgroup/cpu")
 SILENCE_LIMIT = 5.0  # seconds without a heartbeat during a call: the agent stopped answering
@@ -111,8 +112,25 @@ class LocalBackend(SandboxBackend):
         super().__init__(limits)
         self.root = Path(tempfile.mkdtemp(prefix="websandbox-local-"))
         self.root.chmod(0o755)
+        self.agent = self._copy_programs()
         self._boxes: dict[str, _Box] = {}
         self._closed = False
+
+    def _copy_programs(self) -> Path:
+        """The agent and the container programs copied where uid 1000 can read them, whatever the checkout's mode.
+
+        A checkout in a folder only root may enter (a `mktemp -d`, a home under /root) would
+        otherwise leave the agent unreadable to the user it runs as. The copy keeps the layout
+        local_agent.py finds the runtime by.
+        """
+        code = self.root / "programs"
+        shutil.copytree(CONTAINER_PROGRAMS, code / "sandbox_env" / "runtime" / "container",
+                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+        (code / "tests").mkdir()
+        shutil.copy2(AGENT, code / "tests" / AGENT.name)
+        for path in [code, *code.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        return code / "tests" / AGENT.name
 
     async def create(self, image: str, *, role: str = "rollout") -> str:
         if self._closed:
@@ -143,7 +161,7 @@ class LocalBackend(SandboxBackend):
 
         argv = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"]
         argv += ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups"]
-        argv += [PYTHON, "-u", "-s", str(AGENT), str(home)]
+        argv += [PYTHON, "-u", "-s", str(self.agent), str(home)]
         proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
