@@ -62,6 +62,13 @@ def test_a_reply_split_across_chunks_is_put_back_together():
     assert reply["out"] == "x" and agent.dropped_lines == 0
 
 
+def test_bytes_after_a_reply_in_the_same_chunk_are_kept_for_the_next_call():
+    agent = ScriptedAgent(['{"id": "{id}", "ok": 1}\n{"id": "stale", '], ['"x": 0}\n{"id": "{id}", "ok": 2}\n'])
+    assert agent.call({"op": "ping"}, timeout=30)["ok"] == 1
+    assert agent.call({"op": "ping"}, timeout=30)["ok"] == 2
+    assert agent.dropped_lines == 1 and agent.broken is None
+
+
 def test_silence_after_the_first_answer_breaks_the_channel_for_every_later_call(monkeypatch):
     monkeypatch.setattr(protocol, "SILENCE_LIMIT", 0.05)
     agent = ScriptedAgent(['{"id": "{id}", "ok": true}\n'], [], ['{"id": "{id}", "ok": true}\n'])

@@ -44,13 +44,6 @@ class ChannelError(RuntimeError):
     """The agent channel broke: the stream failed, the agent stopped answering, or it broke the protocol."""
 
 
-class _Reply(Exception):
-    """Internal: the reply to the current request was found."""
-
-    def __init__(self, reply: dict[str, Any]) -> None:
-        self.reply = reply
-
-
 class AgentProtocol:
     """One request at a time to an in-sandbox agent, over a transport a subclass provides.
 
@@ -60,7 +53,9 @@ class AgentProtocol:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._lines = bytearray()  # stdout not yet split into lines (at most LINE_MAX)
+        self._parts: list[bytes] = []  # the unfinished line, as received (at most LINE_MAX bytes in all)
+        self._held = 0  # bytes in self._parts
+        self._found: dict[str, Any] | None = None  # the current request's reply, once its line is complete
         self._broken: str | None = None
         self._heard = False  # the agent has answered at least once
         self.dropped_lines = 0
@@ -87,7 +82,7 @@ class AgentProtocol:
         return "the stream to the sandbox agent broke: it closed (the agent exited or its container stopped)"
 
     def _take(self, chunk: bytes, rid: str) -> None:
-        """Consume received bytes; raises _Reply when the current request's reply is complete."""
+        """Consume received bytes whole; the current request's reply, once complete, is kept in `_found`."""
         self._stdout(chunk, rid)
 
     # -- the protocol -------------------------------------------------------------------
@@ -107,18 +102,26 @@ class AgentProtocol:
         self._hang_up()
 
     def _stdout(self, part: bytes | memoryview, rid: str) -> None:
-        self._lines += part
-        while True:
-            nl = self._lines.find(b"\n")
-            if nl < 0:
-                if len(self._lines) > LINE_MAX:
-                    raise ChannelError(f"the sandbox agent broke the protocol: more than {LINE_MAX >> 20} MiB without a line end")
-                return
-            line = bytes(self._lines[:nl])
-            del self._lines[: nl + 1]
+        """Split the agent's stdout into lines; an unfinished line is held as its parts.
+
+        Parts, not one growing buffer: a buffer that grows by reallocation may hold its old and
+        new copies at once, so a flood would cost up to twice the bound before it is refused.
+        """
+        data, start = bytes(part), 0
+        while (nl := data.find(b"\n", start)) >= 0:
+            line = data[start:nl]
+            if self._parts:
+                line = b"".join([*self._parts, line])
+                self._parts, self._held = [], 0
+            start = nl + 1
             if len(line) > LINE_MAX:
                 raise ChannelError(f"the sandbox agent broke the protocol: a line over {LINE_MAX >> 20} MiB")
             self._line(line, rid)
+        if start < len(data):
+            self._held += len(data) - start
+            if self._held > LINE_MAX:
+                raise ChannelError(f"the sandbox agent broke the protocol: more than {LINE_MAX >> 20} MiB without a line end")
+            self._parts.append(data[start:] if start else data)
 
     def _line(self, line: bytes, rid: str) -> None:
         if not line.strip():
@@ -132,9 +135,9 @@ class AgentProtocol:
             self.dropped_bytes += len(line) + 1
             logger.warning("dropped a line that is not a reply to the current request (%d bytes)", len(line))
             return
-        if "hb" in msg:
+        if "hb" in msg or self._found is not None:
             return
-        raise _Reply(valid_json_text(msg))
+        self._found = valid_json_text(msg)
 
     def _wait_reply(self, rid: str, timeout: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -158,11 +161,11 @@ class AgentProtocol:
             if not chunk:
                 raise ChannelError(self._closed_reason())
             last_heard = time.monotonic()
-            try:
-                self._take(chunk, rid)
-            except _Reply as found:
+            self._take(chunk, rid)
+            if self._found is not None:
+                reply, self._found = self._found, None
                 self._heard = True
-                return found.reply
+                return reply
 
     def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send one request and wait for its reply; blocking, so run it in a worker thread."""

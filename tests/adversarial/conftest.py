@@ -5,12 +5,15 @@
 whose stream is a local socket played by a script, for what no sandboxed code can
 make the real agent send any more (floods on its stdout and stderr, silence).
 `peak_rss` measures how far this process's resident memory rose while a
-function ran (the kernel's high-water mark, reset first).
+function ran (the kernel's high-water mark, reset first); `alone` runs a function in a
+forked child that holds only the calling thread, so that what other threads of the test
+process allocate meanwhile (a suite's background work) does not count in its peak.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import socket
 import struct
 import threading
@@ -19,7 +22,7 @@ from collections.abc import Callable
 import pytest
 
 from sandbox_env.rollout.tools import run_bash
-from sandbox_env.sandbox.docker.channel import AgentChannel
+from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
 
 FIND_AGENT = (
     "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -v docker-init "
@@ -132,3 +135,57 @@ def peak_rss() -> PeakRss:
     peak = PeakRss()
     peak.reset()
     return peak
+
+
+@pytest.fixture
+def alone() -> Callable[[Callable[[], object]], object]:
+    """`alone(fn)`: fn's JSON-able result, computed in a forked child; its exception is raised here as a RuntimeError."""
+
+    def run(fn: Callable[[], object]) -> object:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: only this thread exists here
+            try:
+                os.close(read)
+                out = {"value": fn()}
+            except BaseException as exc:  # noqa: BLE001 - carried to the parent
+                out = {"error": f"{type(exc).__name__}: {exc}"}
+            with os.fdopen(write, "w") as fh:
+                fh.write(json.dumps(out))
+            os._exit(0)
+        os.close(write)
+        with os.fdopen(read) as fh:
+            text = fh.read()
+        os.waitpid(pid, 0)
+        out = json.loads(text or '{"error": "the child died without a word"}')
+        if "error" in out:
+            raise RuntimeError(out["error"])
+        return out["value"]
+
+    return run
+
+
+@pytest.fixture
+def flood_alone(alone) -> Callable[..., tuple[int, list[str]]]:
+    """`flood_alone(script, calls=1)`: a fake stream played by `script`, alone in a child: the host's peak growth
+    over the first call, and each call's reply (its repr) or channel error."""
+
+    def play(script: Callable[[Peer, dict], None], calls: int = 1) -> tuple[int, list[str]]:
+        def child() -> tuple[int, list[str]]:
+            agent, peak, said = FakeAgent(script), PeakRss(), []
+            peak.reset()
+            growth = 0
+            for n in range(calls):
+                try:
+                    said.append(repr(agent.channel.call({"op": "ping"}, timeout=60)))
+                except ChannelError as exc:
+                    said.append(f"ChannelError: {exc}")
+                if n == 0:
+                    growth = peak.growth()
+            agent.close()
+            return growth, said
+
+        growth, said = alone(child)
+        return growth, said
+
+    return play

@@ -79,7 +79,7 @@ class AgentChannel(AgentProtocol):
 
     # -- the frames -----------------------------------------------------------------
     def _take(self, chunk: bytes, rid: str) -> None:
-        """Demultiplex one received chunk; the neutral half raises when the current request's reply is complete."""
+        """Demultiplex one received chunk, all of it: the frames after a reply are read too, so none is cut in half."""
         view = memoryview(chunk)
         while view:
             if self._left == 0:
