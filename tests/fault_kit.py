@@ -3,8 +3,8 @@
 Every fault goes through the real Docker engine with the `docker` SDK (or, for SIGSTOP,
 the host's own `kill`), aimed at one container found by its labels
 (`websandbox.client` = the backend that made it, `websandbox.role` = rollout or grader)
-at the moment its work is under way (`Injector` polls `docker top` for a process whose
-command line holds a given text). Nothing here is done from inside a sandbox.
+at the moment its work is under way (`Injector` hears of it from the engine's events and
+polls `docker top` for a process whose command line holds a given text). Nothing here is done from inside a sandbox.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import signal
 import threading
 import time
 
+import docker
 import docker.errors
 
 from sandbox_env.sandbox.docker import cgroup, docker_client
@@ -128,39 +129,86 @@ def mine(client_id: str, role: str) -> list[str]:
 class Injector:
     """Applies `fault` to the first `times` containers of `role` made by backend `client_id`, once `needle` runs in them.
 
-    A background thread polls the engine; `hits` lists the containers it struck and
-    `errors` what went wrong applying a fault. Use as a context manager.
+    The engine's event stream names each such container as it starts (listing containers on a
+    timer could miss a short-lived grading container on a busy machine); a thread per container
+    then polls `docker top` until `needle` runs, waits `delay` and strikes. `hits` lists the
+    containers struck and `errors` what went wrong applying a fault. Use as a context manager.
     """
+
+    POLL = 0.02
 
     def __init__(self, client_id: str, role: str, needle: str, fault, times: int = 1, delay: float = 0.3) -> None:
         self.client_id, self.role, self.needle, self.fault, self.times, self.delay = client_id, role, needle, fault, times, delay
         self.hits: list[str] = []
         self.errors: list[str] = []
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._lock = threading.Lock()
+        self._watched: set[str] = set()
+        self._threads: list[threading.Thread] = []
+        labels = [f"websandbox.client={client_id}", f"websandbox.role={role}"]
+        self._events = docker.from_env().api.events(
+            since=int(time.time()) - 1, filters={"type": "container", "event": "start", "label": labels}, decode=True
+        )
+        self._reader = threading.Thread(target=self._read_events, daemon=True)
 
     def __enter__(self) -> Injector:
-        self._thread.start()
+        self._reader.start()
+        for cid in mine(self.client_id, self.role):
+            self._watch(cid)
         return self
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
-        self._thread.join(30)
+        self._events.close()
+        for thread in [self._reader, *self._threads]:
+            thread.join(30)
 
-    def _run(self) -> None:
-        while not self._stop.is_set() and len(self.hits) < self.times:
-            for cid in mine(self.client_id, self.role):
-                if cid in self.hits or not any(self.needle in args for _, args in processes(cid)):
-                    continue
-                time.sleep(self.delay)  # into the work, not at its first instruction
-                try:
-                    self.fault(cid)
-                except Exception as exc:  # noqa: BLE001 - reported by the test
-                    self.errors.append(f"{cid[:12]}: {exc}")
-                self.hits.append(cid)
-                if len(self.hits) >= self.times:
+    def _read_events(self) -> None:
+        try:
+            for event in self._events:
+                if self._stop.is_set():
                     return
-            self._stop.wait(0.1)
+                self._watch(event.get("id") or event.get("Actor", {}).get("ID", ""))
+        except Exception:  # noqa: BLE001 - the stream closed at exit
+            return
+
+    def _watch(self, cid: str) -> None:
+        with self._lock:
+            if not cid or cid in self._watched:
+                return
+            self._watched.add(cid)
+        thread = threading.Thread(target=self._strike_when_ready, args=(cid,), daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _strike_when_ready(self, cid: str) -> None:
+        while not self._stop.is_set() and self._wanted():
+            if any(self.needle in args for _, args in processes(cid)):
+                break
+            if not _running(cid):
+                return
+            time.sleep(self.POLL)
+        else:
+            return
+        time.sleep(self.delay)  # into the work, not at its first instruction
+        with self._lock:
+            if not self._wanted():
+                return
+            self.hits.append(cid)
+        try:
+            self.fault(cid)
+        except Exception as exc:  # noqa: BLE001 - reported by the test
+            self.errors.append(f"{cid[:12]}: {exc}")
+
+    def _wanted(self) -> bool:
+        return len(self.hits) < self.times
+
+
+def _running(cid: str) -> bool:
+    try:
+        return bool(api().inspect_container(cid)["State"]["Running"])
+    except docker.errors.NotFound:
+        return False
 
 
 def leftovers(client_id: str, within: float = 60) -> list[str]:
