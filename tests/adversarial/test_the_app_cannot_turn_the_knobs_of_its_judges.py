@@ -71,7 +71,7 @@ def _in_a_fork(call):
 _EVENTS = (_json.dumps({"ev": "status", "status": 200}) + "\\n").encode() * 64
 
 
-def _flood_forever():
+def _write_ends():
     targets = []
     for fd in range(3, 256):
         try:
@@ -79,16 +79,29 @@ def _flood_forever():
             targets.append(fd)
         except OSError:
             pass
+    return targets
+
+
+def _flood_once(targets):
+    for fd in list(targets):
+        try:
+            _os.write(fd, _EVENTS)
+        except OSError:
+            targets.remove(fd)
+
+
+def _flood_forever(targets):
     while targets:
-        for fd in list(targets):
-            try:
-                _os.write(fd, _EVENTS)
-            except OSError:
-                targets.remove(fd)
+        _flood_once(targets)
 
 
+# The first batch is written at import, before the driver asks anything: on a busy machine a
+# starved flood thread may otherwise write nothing before a broken app's checks are all done,
+# and a flood that never reached the driver leaves nothing to show.
 def _flood():
-    _threading.Thread(target=_flood_forever, daemon=True).start()
+    targets = _write_ends()
+    _flood_once(targets)
+    _threading.Thread(target=_flood_forever, args=(targets,), daemon=True).start()
 """
 )
 
