@@ -172,3 +172,31 @@ def test_every_stored_composed_task_is_what_its_parts_compose_to_and_screens_cle
         )
         assert screen(record, chosen) == [], record["task_id"]
         assert record["verified"]["mutants_killed"] > 0 and record["verified"]["catch_all"] <= 0.02
+
+
+def test_a_part_whose_checks_pin_an_openapi_parameter_list_is_never_the_keyed_one(parts):
+    pinned = {p.task_id for p in parts if logic.pins_parameter_lists(p)}
+    assert "fastapi_dependency_cache" in pinned  # `len = 1` on a whole parameter list
+    by_name = logic.Part(
+        "n", "", "", [_openapi_check({"at": ["paths", "/a", "get", "parameters", {"name": "q"}], "exists": True})], [], []
+    )
+    assert not logic.pins_parameter_lists(by_name)
+    for item in (
+        {"at": ["paths", "/a", "get", "parameters"], "len": 1},
+        {"at": ["paths", "/a", "get", "parameters", 0], "has": {}},
+    ):
+        assert logic.pins_parameter_lists(logic.Part("p", "", "", [_openapi_check(item)], [], []))
+    keyed = 0
+    for chosen, rng in itertools.islice(logic.draw_combinations(parts, 7), 400):
+        try:
+            record = logic.compose(chosen, rng)
+        except logic.ComposeError:
+            continue
+        if record["keyed"] >= 0:
+            keyed += 1
+            assert record["parts"][record["keyed"]] not in pinned, record["task_id"]
+    assert keyed > 0
+
+
+def _openapi_check(item: dict) -> dict:
+    return {"name": "doc", "steps": [{"request": {"path": "/openapi.json"}, "expect": {"status": 200, "json_at": [item]}}]}

@@ -123,6 +123,30 @@ def part_problem(source: str, grading: dict[str, Any]) -> str | None:
     return None
 
 
+def pins_parameter_lists(part: Part) -> bool:
+    """True when a check of the part asserts a whole OpenAPI parameter list or a position in one.
+
+    The key rule's header is a parameter of every operation of the keyed part, so such a check
+    (`len`, `equals` or a list under `has` at `parameters`, or an index into it) fails on a
+    right answer: the part cannot be the keyed one. Checks that select a parameter by its name
+    are unaffected.
+    """
+    for check in part.checks:
+        for step in check["steps"]:
+            expect = step["expect"]
+            if any('"parameters"' in json.dumps(expect.get(k)) for k in ("json", "json_has")):
+                return True
+            for item in expect.get("json_at", []):
+                at = item["at"]
+                if "parameters" not in at:
+                    continue
+                after = at[at.index("parameters") + 1 :]
+                whole = not after and ({"len", "equals"} & set(item) or isinstance(item.get("has"), list))
+                if whole or (after and isinstance(after[0], int)):
+                    return True
+    return False
+
+
 def defined_names(source: str) -> frozenset[str]:
     """Module-level names a reference defines (functions, classes, variables), `app` aside."""
     out: set[str] = set()
@@ -507,6 +531,8 @@ def compose(parts: list[Part], rng: random.Random) -> dict[str, Any]:
     rules = _draw_rules(parts, rng)
     stamp, key = rng.choice(STAMPS), rng.choice(KEYS)
     keyed = rng.randrange(len(parts)) if "api_key" in rules else -1
+    if keyed >= 0 and pins_parameter_lists(parts[keyed]):
+        raise ComposeError(f"part {keyed + 1}'s checks pin an OpenAPI parameter list the key header would join")
     checks: list[dict[str, Any]] = []
     for i, (p, prefix) in enumerate(zip(parts, prefixes, strict=True)):
         checks += part_checks(p, i + 1, prefix, rules, stamp, key if i == keyed else None)
