@@ -54,9 +54,12 @@ def median_of(fn, n: int) -> float:
     return statistics.median(times)
 
 
-async def amedian_of(fn, n: int) -> float:
+async def amedian_of(fn, n: int, pause: float = 0.0) -> float:
+    """Median wall time of `fn`; `pause` seconds between calls are not counted."""
     times = []
     for _ in range(n):
+        if pause:
+            await asyncio.sleep(pause)
         t0 = time.perf_counter()
         await fn()
         times.append(time.perf_counter() - t0)
@@ -124,6 +127,9 @@ async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: di
         ratio_sdk = bash / floors["sdk_exec_true"]
         ratio_cli = floors["cli_exec_true"] / bash
         record("bash('true') round trip", ms(bash), f"{ratio_sdk:.2f}x SDK exec, {ratio_cli:.1f}x faster than CLI exec")
+        # between a model's turns the agent has started the next standby shell (runtime/container/standby.py)
+        apart = await amedian_of(lambda: sb.exec("true"), n * 5, pause=STANDBY_PAUSE)
+        record(f"bash('true') round trip, calls {STANDBY_PAUSE * 1000:.0f} ms apart", ms(apart), "target <= 8 ms")
         record("execute_code('1') round trip", ms(code), "")
         await call_breakdown(backend, sb, n * 5)
         await asyncio.sleep(1)
@@ -133,6 +139,7 @@ async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: di
     return {"cold": cold, "pool": warm, "bash": bash, "code": code}
 
 
+STANDBY_PAUSE = 0.05  # seconds between bash calls in the breakdown: a model's turn is longer
 PEER_TARGET = 10.0  # times faster per call than the peer (the issue's target)
 
 
@@ -189,7 +196,9 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
       channel), from `time.process_time`;
     - channel: the round trip of a `ping` (host, engine, the agent's smallest reply);
     - the command: `bash -c true` started from Python, and the cell `1` compiled and run,
-      each timed inside the container with no agent around it;
+      each timed inside the container with no agent around it; bash calls are STANDBY_PAUSE
+      apart, as a model's turns are, so the agent's standby shell (runtime/container/standby.py)
+      has started and bash's start is off the call's path (printed as paid between calls);
     - agent: what is left (its request handling, spawning, the clock, the session's pipe);
     - beside them, the CPU the calls cost the sandbox's cgroup and the host process that
       serves its root filesystem (fuse-overlayfs, when the engine's storage uses it), both
@@ -197,9 +206,11 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
     Each is a median; the parts are medians of different runs, so they add up only roughly.
     """
 
-    async def per_call(fn) -> tuple[float, float]:
+    async def per_call(fn, pause: float = 0.0) -> tuple[float, float]:
         wall, cpu = [], []
         for _ in range(n):
+            if pause:
+                await asyncio.sleep(pause)
             c0, t0 = time.process_time(), time.perf_counter()
             await fn()
             wall.append(time.perf_counter() - t0)
@@ -221,15 +232,16 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
     printed = (await sb.run_python(f"print(*_alone({n}))", timeout=120)).output
     bash_alone, cell_alone = (float(x) for x in printed.split())
     out = {"ping": ping}
-    print("  breakdown of one call (medians; agent = round trip - channel - command):", flush=True)
-    for name, fn, alone_s, what in (
-        ("bash('true')", lambda: sb.exec("true"), bash_alone, "`bash -c true` started from Python"),
-        ("execute_code('1')", lambda: sb.run_python("1"), cell_alone, "the cell compiled and run"),
+    apart = f"bash calls {STANDBY_PAUSE * 1000:.0f} ms apart"
+    print(f"  breakdown of one call (medians; agent = round trip - channel - command; {apart}):", flush=True)
+    for name, fn, alone_s, what, pause in (
+        ("bash('true')", lambda: sb.exec("true"), bash_alone, "`bash -c true` started from Python", STANDBY_PAUSE),
+        ("execute_code('1')", lambda: sb.run_python("1"), cell_alone, "the cell compiled and run", 0.0),
     ):
         before = backend.usage_point(sb.id)
-        wall, cpu = await per_call(fn)
+        wall, cpu = await per_call(fn, pause)
         box_cpu, served = sandbox_cpu(before, backend.usage_point(sb.id))
-        agent = max(0.0, wall - ping - alone_s)
+        agent = max(0.0, wall - ping - (0.0 if pause else alone_s))
         record(f"  {name} round trip", ms(wall), "")
         record("    host side CPU (this process)", ms(cpu), "")
         record("    sandbox CPU (its cgroup: agent + command)", "n/a" if box_cpu is None else ms(box_cpu), "mean")
@@ -240,7 +252,10 @@ async def call_breakdown(backend: DockerBackend, sb, n: int) -> dict[str, float]
         )
         record("    channel (a ping's round trip)", ms(ping), "host, engine, the agent's smallest reply")
         record("    agent (the rest)", ms(agent), "request handling, spawn, clock, session pipe")
-        record("    the command itself", ms(alone_s), f"{what}, timed in the container")
+        if pause:  # the standby shell started between calls: bash's start is off the call's path
+            record("    bash's start, paid between calls", ms(alone_s), f"{what}, timed in the container")
+        else:
+            record("    the command itself", ms(alone_s), f"{what}, timed in the container")
         out[name] = wall
     return out
 

@@ -55,6 +55,7 @@ import time
 from pathlib import Path
 
 import ops
+import standby
 from clock import SideClock, stat_fields
 from supervisor import MAX_REPLY, Identity, LineReader, Outbox, write_all
 
@@ -322,8 +323,13 @@ def _fit(texts: list[str], budget: int) -> tuple[list[str], int]:
 
 
 def op_exec(req: dict) -> dict:
-    proc = _popen(req)
+    proc = STANDBY.take(req["command"]) if standby.fits(req, WORKSPACE) else None
+    if proc is None:
+        proc = _popen(req)
     return proc if isinstance(proc, dict) else _finish(proc, req)
+
+
+STANDBY = standby.StandbyShell(_spawn)
 
 
 SPAWNED: dict[int, subprocess.Popen] = {}
@@ -613,7 +619,10 @@ def main() -> None:
         except Exception as exc:  # a bad request must not end the agent
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         outbox.reply(req.get("id") if isinstance(req, dict) else None, reply)
+        if isinstance(req, dict) and req.get("op") == ops.EXEC and standby.fits(req, WORKSPACE):
+            STANDBY.fill(WORKSPACE)  # between calls: the next plain command need not wait for bash to start
     SESSION.stop()
+    STANDBY.stop()
 
 
 if __name__ == "__main__":
