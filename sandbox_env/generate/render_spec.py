@@ -318,8 +318,10 @@ class Speaker:
 
     def cast(self, e: Cast, model: str) -> str:
         """A value cut to a whole number (toward zero, as SQLite's CAST), or an integer's digits as text."""
-        missing = [schema.noun_of(model, f.path) for f in (e.arg.left, e.arg.right) if isinstance(f, FieldRef)] if (
-            isinstance(e.arg, Arith)) else [schema.noun_of(model, e.arg.path)]  # fmt: skip
+        parts = (e.arg.left, e.arg.right) if isinstance(e.arg, Arith) else (e.arg,)
+        missing = [
+            schema.noun_of(model, f.path) for f in parts if isinstance(f, FieldRef) and schema.path_nullable(model, f.path)
+        ]
         nullable = expr_type(model, e.arg)[1]
         if e.to == "int":
             self.traps.add("bound")
