@@ -431,7 +431,7 @@ class Speaker:
         if c.op == "union":
             self.traps.add("duplicates")
             return (f"List the {plural} for which {first}, together with the {plural} for which {second}.\n"
-                    f"A {one} that meets both conditions appears once.")  # fmt: skip
+                    f"{article(one).capitalize()} that meets both conditions appears once.")  # fmt: skip
         if c.op == "intersection":
             return f"List the {plural} that meet both of these conditions: (1) {first}; (2) {second}."
         return f"List the {plural} for which {first}, leaving out every {one} for which {second}."
