@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from datetime import date
 from decimal import Decimal
@@ -11,16 +12,20 @@ import pytest
 
 from sandbox_env.dataset import load_rows, select_rows
 from sandbox_env.families.orm import FAMILY
-from sandbox_env.generate import measure, schema, store
+from sandbox_env.generate import SHAPE_NAMES, measure, schema, store
+from sandbox_env.generate.columns import column_types
 from sandbox_env.generate.evaluate import evaluate
 from sandbox_env.generate.fixture import world
 from sandbox_env.generate.render_orm import render_orm
 from sandbox_env.generate.render_spec import render_spec
-from sandbox_env.generate.sample import ablations, candidate, screen_variant, tree_mutants
+from sandbox_env.generate.sample import SHAPES, ablations, candidate, screen_variant, tree_mutants
 from sandbox_env.generate.tree import (
     Agg,
+    Arith,
+    Cast,
     Cmp,
     ColRef,
+    Compound,
     Exists,
     FieldRef,
     PairFn,
@@ -35,6 +40,7 @@ from sandbox_env.generate.tree import (
     walk,
 )  # fmt: skip
 from sandbox_env.runtime.container.orm_fixture import data
+from sandbox_env.verify.mutants import ORM_OPERATORS, generate
 
 MODELS_PY = (schema.__file__.rsplit("/", 2)[0]) + "/runtime/container/orm_fixture/shop/models.py"
 
@@ -343,3 +349,70 @@ def test_a_named_shape_draws_only_that_shape_from_its_own_stream():
     assert [tree_hash(q) for q in windows if q] != [tree_hash(q) for q in (candidate(22, i) for i in range(40)) if q]
     with pytest.raises(ValueError, match="the shapes are"):
         candidate(22, 0, "windows")
+
+
+def _setop(op: str, all_: bool = False, limit: int | None = None) -> Query:
+    cols = (("title", FieldRef(("title",))), ("price", FieldRef(("price",))))
+    return Query("Book", cols, (("price", True), ("title", False)), where=Cmp(FieldRef(("price",)), "gte", Decimal("30.00")),
+                 limit=limit, compound=Compound(op, Cmp(FieldRef(("pages",)), "lt", 300), all_))  # fmt: skip
+
+
+def test_set_operations_keep_distinct_rows_over_the_columns_and_order_and_cut_after_combining():
+    w = world(101)
+    pricey = {b["title"] for b in w.rows["Book"] if b["price"] >= 30}
+    short = {b["title"] for b in w.rows["Book"] if b["pages"] < 300}
+    assert pricey & short and pricey - short
+    union, union_all = evaluate(_setop("union"), w), evaluate(_setop("union", True), w)
+    assert {r[0] for r in union} == pricey | short and len(union) == len(pricey | short)  # a row on both sides once
+    assert len(union_all) == len(pricey) + len(short)  # UNION ALL keeps the duplicates
+    assert {r[0] for r in evaluate(_setop("intersection"), w)} == pricey & short
+    assert {r[0] for r in evaluate(_setop("difference"), w)} == pricey - short
+    assert evaluate(_setop("union", limit=3), w) == union[:3]
+    assert union == sorted(sorted(union, key=lambda r: r[0]), key=lambda r: Decimal(r[1]), reverse=True)
+
+
+def test_a_cast_cuts_toward_zero_keeps_none_and_writes_an_integers_digits():
+    w = world(101)
+    price, sale = FieldRef(("price",)), FieldRef(("sale_price",))
+    cols = (("title", FieldRef(("title",))), ("p", Cast(price, "int")), ("d", Cast(Arith("-", price, sale), "int")),
+            ("t", Cast(FieldRef(("pages",)), "str")))  # fmt: skip
+    rows = {r[0]: r[1:] for r in evaluate(Query("Book", cols, (("title", False),)), w)}
+    for b in w.rows["Book"]:
+        p, d, t = rows[b["title"]]
+        assert p == int(b["price"]) and p <= b["price"] < p + 1 and t == str(b["pages"])
+        assert d is None if b["sale_price"] is None else d == int(b["price"] - b["sale_price"])
+    assert int(Decimal("-1.50")) == -1  # what the evaluator relies on: toward zero, as SQLite's CAST(-1.5 AS INTEGER)
+    assert column_types(Query("Book", cols, (("title", False),)))[1:] == [("p", "int", False), ("d", "int", True),
+                                                                        ("t", "str", False)]  # fmt: skip
+
+
+def test_setop_and_cast_trees_round_trip_render_and_leave_old_canonical_forms_alone():
+    q = _setop("union")
+    assert from_canonical(canonical(q)) == q and "compound" in canonical(q)
+    assert "compound" not in canonical(dataclasses.replace(q, compound=None))  # every stored tree keeps its form
+    code = render_orm(q)
+    assert "first.union(second)" in code and '.order_by("-price", "title")' in code
+    compile(code, "<setop>", "exec")
+    names = {m.name.split(" ", 1)[1] for m in generate(code, ORM_OPERATORS)}
+    assert {"union->intersection", "union->difference", "union->union(all=True)"} <= names
+    swapped = {m.compound for m in tree_mutants(q) if m.compound.where == q.compound.where}
+    assert swapped - {q.compound} == {
+        Compound("intersection", q.compound.where), Compound("difference", q.compound.where),
+        Compound("union", q.compound.where, True)}  # fmt: skip
+    assert signature(q) != signature(_setop("intersection"))
+    for shape, needle in (("setop", "first."), ("cast", "Cast(")):
+        drawn = [x for x in (candidate(22, i, shape, 101) for i in range(30)) if x is not None]
+        assert drawn and all(from_canonical(canonical(x)) == x for x in drawn)
+        for x in drawn:
+            code = render_orm(x)
+            assert needle in code
+            compile(code, shape, "exec")
+            render_spec(x)
+        assert any(screen_variant(x, 102)[0] is not None for x in drawn)
+
+
+def test_setop_and_cast_are_drawn_only_when_named():
+    assert "setop" in SHAPE_NAMES and "cast" in SHAPE_NAMES
+    assert not {"setop", "cast"} & set(SHAPES)  # the mixed stream's draws stay those the stored tasks came from
+    mixed = [candidate(22, i) for i in range(200)]
+    assert not any(q.compound or any(isinstance(n, Cast) for n in walk(q)) for q in mixed if q is not None)

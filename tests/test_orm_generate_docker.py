@@ -16,6 +16,7 @@ from sandbox_env.verify.scripted import scripted_rollout
 pytestmark = pytest.mark.docker
 
 PATHS = ("filtering", "relations", "expressions", "aggregation", "advanced")
+NAMED_SHAPES = ("setop", "cast")  # drawn only when named, over the seeded worlds
 
 
 def _two_of_every_path(first_seed: int = 5, seeds: int = 12) -> list[dict]:
@@ -45,6 +46,30 @@ async def test_a_sample_of_every_generator_path_verifies_in_the_image(backend, i
             assert same_rows(rows, c["screened"][v])
         assert set(ok) | set(why) == set(c["screened"])
     assert {r["task_id"] for r in kept} <= {store.task_id(c["hash"]) for c in sample}
+
+
+def _two_of_every_named_shape() -> list[dict]:
+    """Two pre-screened candidates of each shape the mixed stream never draws (a union among the set operations)."""
+    out = []
+    for shape in NAMED_SHAPES:
+        found = candidates(seed=22, count=12, shape=shape, seeded=True, log=lambda *_: None)
+        unions = [c for c in found if c["q"].compound is not None and c["q"].compound.op == "union"]
+        out += (unions[:1] + [c for c in found if c not in unions[:1]])[:2]
+    return out
+
+
+async def test_two_candidates_of_every_named_shape_verify_in_the_image(backend, image):
+    sample = _two_of_every_named_shape()
+    assert len(sample) == 2 * len(NAMED_SHAPES)
+    for c in sample:  # one fixture seed each: at most four containers
+        c["screened"] = dict(sorted(c["screened"].items())[:1])
+    results = await execute(backend, image, sample, concurrency=1, log=lambda *_: None)
+    for n, c in enumerate(sample):
+        ok, why = admit(n, c, results)
+        assert ok, f"{c['code']}\n{why}"  # the image's rows are the evaluator's and every mutant changed them
+        for v, rows in ok.items():
+            assert same_rows(rows, c["screened"][v])
+    assert any("union->union(all=True)" in m for c in sample for m in c["mutants"])
 
 
 async def test_the_reference_scores_one_and_an_empty_answer_zero_on_generated_tasks(backend, image):

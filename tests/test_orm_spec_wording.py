@@ -16,9 +16,12 @@ from sandbox_env.generate.sample import candidate, returns_to_origin
 from sandbox_env.generate.tree import (
     Agg,
     And,
+    Arith,
     Between,
+    Cast,
     Cmp,
     ColRef,
+    Compound,
     Every,
     Exists,
     FieldRef,
@@ -216,3 +219,37 @@ def test_a_self_relations_condition_names_the_related_row_not_the_listed_one():
     q = Query("Author", (NAME,), (("name", False),), where=Every("mentees", In(FieldRef(("country",)), ("UK",))))
     text = render_spec(q)["spec"]
     assert "the mentee's country" in text and "the author's country" not in text
+
+
+def _compound(op: str, second) -> Query:
+    cols = (TITLE, ("sale_price", FieldRef(("sale_price",))))
+    return Query("Book", cols, (("title", False),), where=Cmp(FieldRef(("pages",)), "gte", 300),
+                 compound=Compound(op, second))  # fmt: skip
+
+
+def test_a_set_operation_says_which_rows_are_kept_without_naming_the_orm_call():
+    cheap = Cmp(FieldRef(("sale_price",)), "lt", Decimal("10.00"))
+    union, inter, diff = (render_spec(_compound(op, cheap))["spec"] for op in ("union", "intersection", "difference"))
+    assert "together with the books for which" in union and "A book that meets both conditions appears once." in union
+    assert "meet both of these conditions: (1)" in inter and "(2) its sale price is below 10.00" in inter
+    assert "leaving out every book for which its sale price is below 10.00" in diff
+    assert "(a book whose sale price is missing never matches)" in diff  # so such a book is not left out
+    for text in (union, inter, diff):
+        assert not {"union", "intersection", "difference", "distinct"} & set(text.lower().replace(".", " ").split())
+    assert "duplicates" in render_spec(_compound("union", cheap))["traps"]
+
+
+def test_a_cast_says_the_fraction_is_dropped_and_when_it_is_none():
+    price, sale = FieldRef(("price",)), FieldRef(("sale_price",))
+    cols = (
+        TITLE,
+        ("w", Cast(price, "int")),
+        ("d", Cast(Arith("-", price, sale), "int")),
+        ("t", Cast(FieldRef(("pages",)), "str")),
+    )
+    lines = render_spec(Query("Book", cols, (("title", False),)))["columns"]
+    assert lines[1] == "w: int, the price cut to a whole number, dropping any fraction (7.95 gives 7, 12.00 gives 12)"
+    assert lines[2].startswith("d: int or None, the price minus the sale price cut to a whole number, dropping any fraction")
+    assert lines[2].endswith("; None when the sale price is missing")
+    assert lines[3] == 't: str, the page count written as text, its digits only (312 gives "312"), compared as text'
+    assert not any("round" in line for line in lines)

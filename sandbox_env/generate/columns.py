@@ -13,6 +13,7 @@ from sandbox_env.generate.tree import (
     Agg,
     Arith,
     Bucket,
+    Cast,
     CoalesceE,
     ColRef,
     Concat,
@@ -58,6 +59,8 @@ def expr_type(model: str, e: Any, q: Query | None = None) -> tuple[str, bool]:
     if isinstance(e, PairFn):
         (kind, na), (_, nb) = expr_type(model, e.first), expr_type(model, e.second)
         return kind, True if e.fn == "nullif" else na or nb
+    if isinstance(e, Cast):  # SQLite's CAST keeps NULL
+        return e.to, expr_type(model, e.arg)[1]
     if isinstance(e, Agg):
         target = related_model(model, e.rel)
         if e.fn == "count":

@@ -7,7 +7,16 @@ point (SQLite's BINARY collation); Sum/Avg/Max/Min of nothing is None, Count of 
 Concat reads a missing part as empty (Django's Concat on SQLite); Greatest/Least of a missing
 value is missing (SQLite's scalar max/min), NullIf(a, b) is a unless a equals b; Rank counts the rows
 ordered strictly before, DenseRank the distinct values before; Lag/Lead/running sums follow
-the window's order with the unique key as its tiebreak.
+the window's order with the unique key as its tiebreak; Cast to an integer cuts toward zero
+(SQLite's CAST of a REAL: a DecimalField is stored with NUMERIC affinity, as a REAL or, when whole,
+an INTEGER; the evaluator cuts the exact Decimal, and verification drops a tree where the image's
+floating-point arithmetic would land on the other side of a whole number), Cast of an integer to
+text is its decimal digits, and a NULL stays NULL.
+
+Compound queries (union, intersection, difference) follow SQLite's compound SELECT: each side is
+its filtered rows projected to the selected columns; UNION, INTERSECT and EXCEPT keep distinct rows
+over those columns (NULLs equal, text by BINARY collation); only UNION ALL keeps duplicates.
+Ordering and the top-N apply to the combined rows.
 
 `evaluate(tree, world)` gives the rows as the grader compares them (`plain`): money as text
 with two places, dates as ISO text, averages as float.
@@ -15,6 +24,7 @@ with two places, dates as ISO text, averages as float.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict
 from datetime import date
@@ -29,9 +39,11 @@ from sandbox_env.generate.tree import (
     Arith,
     Between,
     Bucket,
+    Cast,
     Cmp,
     CoalesceE,
     ColRef,
+    Compound,
     Concat,
     Every,
     Exists,
@@ -247,6 +259,9 @@ class Evaluator:
             if a is None or b is None:  # Greatest/Least on SQLite: a missing argument makes the result missing
                 return None
             return max(a, b) if e.fn == "greatest" else min(a, b)
+        if isinstance(e, Cast):
+            v = self.expr(e.arg, row)
+            return None if v is None else int(v) if e.to == "int" else str(v)  # int() cuts toward zero, as CAST
         if isinstance(e, Agg):
             return self.agg(e, row, group)
         if isinstance(e, Sub):
@@ -307,6 +322,8 @@ class Evaluator:
 
     # -- the query --------------------------------------------------------------------------
     def run(self, q: Query) -> list[tuple]:
+        if q.compound is not None:
+            return self.compound(q, q.compound)
         rows = [Row(q.universe, d) for d in self.w.rows[q.universe]]
         if q.where is not None:
             rows = [r for r in rows if self.pred(q.where, r)]
@@ -341,6 +358,21 @@ class Evaluator:
         if q.limit is not None:
             out = out[: q.limit]
         return [tuple(r.cols[n] for n, _ in q.cols) for r in out]
+
+    def compound(self, q: Query, c: Compound) -> list[tuple]:
+        """Both sides' rows over the selected columns, combined; distinct unless UNION ALL; then ordered and cut."""
+        side = dataclasses.replace(q, compound=None, order=(), limit=None)
+        first, second = self.run(side), self.run(dataclasses.replace(side, where=c.where))
+        if c.op == "union":
+            rows = first + second if c.all else list(dict.fromkeys(first + second))
+        else:
+            other = set(second)
+            rows = list(dict.fromkeys(r for r in first if (r in other) == (c.op == "intersection")))
+        names = [n for n, _ in q.cols]
+        for name, desc in reversed(q.order):
+            i = names.index(name)
+            rows.sort(key=lambda r, i=i: _sort_key(r[i]), reverse=desc)
+        return rows if q.limit is None else rows[: q.limit]
 
 
 def _sort_key(v: Any) -> tuple:

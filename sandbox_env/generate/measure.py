@@ -5,8 +5,12 @@ score = 2 * relations traversed (M2M and reverse relations count double: 4)
       + 4 * scalar subqueries + 4 * windows (+1 with a top-k filter)
       + 1 * predicates (comparisons, text, null tests, membership; Q OR/NOT add 1 each)
       + 1 * traps the spec states (bound, case, null, ties, fan-out, same row, vacuous truth)
-      + 1 * grouping key, + 1 per computed column (expressions)
+      + 1 * grouping key, + 1 per computed column (expressions, a Cast among them)
+      + 3 * set operations (two filtered querysets combined: a union, intersection or difference)
       + killed mutants // 4 (once verification knows them)
+
+`set_operations` is in a tree's measures only when it has one, so the measures of every tree
+stored before compound queries existed stay as they were.
 
 The labels are structural until pass rates of a real policy replace them (README: write
 `info["pass_rate"]` back and relabel from it).
@@ -23,6 +27,7 @@ from sandbox_env.generate.tree import (
     Arith,
     Between,
     Bucket,
+    Cast,
     Cmp,
     CoalesceE,
     Concat,
@@ -69,9 +74,13 @@ def measures(q: Query, traps: list[str], killed: int | None = None) -> dict[str,
         "boolean_ops": sum(isinstance(n, Or | Not) for n in nodes) + sum(isinstance(n, And) for n in nodes),
         "traps": len(traps),
         "group_keys": len(q.group or ()),
-        "expressions": sum(isinstance(n, Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | PairFn) for n in nodes),
+        "expressions": sum(
+            isinstance(n, Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | PairFn | Cast) for n in nodes
+        ),
         "killed_mutants": killed or 0,
     }
+    if q.compound is not None:
+        m["set_operations"] = 1
     m["score"] = score(m)
     return m
 
@@ -89,6 +98,7 @@ def score(m: dict[str, int]) -> int:
         + m["group_keys"]
         + m["expressions"]
         + m["killed_mutants"] // 4
+        + 3 * m.get("set_operations", 0)
     )
 
 
@@ -106,6 +116,6 @@ def category(q: Query) -> str:
         return "aggregation"
     if any(isinstance(n, Exists | Every | SameRow) for n in nodes):
         return "relations"
-    if any(isinstance(n, Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | PairFn) for n in nodes):
+    if any(isinstance(n, Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | PairFn | Cast) for n in nodes):
         return "expressions"
     return "filtering"

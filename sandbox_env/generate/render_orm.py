@@ -13,6 +13,11 @@ Decisions:
   `__startswith`: Django on SQLite runs both through LIKE, which ignores ASCII case, so a
   "case-sensitive" contains cannot be what SQLite does, and the case-insensitive lookup
   would always have an equivalent mutant. A regular expression's letter case is honoured.
+- A compound query names its two sides (`first`, `second`: each filtered, annotated and projected
+  by `values_list` over the same columns) and combines them with `first.union(second)` (or
+  `.intersection`, `.difference`), then orders by column names and slices: Django on SQLite allows
+  neither ordering nor a slice inside a side, and the names are what the combined rows carry.
+- Cast is written `Cast(<expression>, IntegerField())` (or `CharField()`), both names preloaded.
 - A scalar subquery aggregates (`.values(back).annotate(v=Max(...)).values("v")`) rather than
   slicing `[:1]`: SQLite reads the first row of a scalar subquery, so the slice mutant `[:2]`
   would be equivalent.
@@ -34,6 +39,7 @@ from sandbox_env.generate.tree import (
     Arith,
     Between,
     Bucket,
+    Cast,
     Cmp,
     CoalesceE,
     ColRef,
@@ -193,6 +199,9 @@ class Renderer:
         if isinstance(e, PairFn):
             name = self.fn({"greatest": "Greatest", "least": "Least", "nullif": "NullIf"}[e.fn])
             return f'{name}("{dunder(e.first.path)}", "{dunder(e.second.path)}")'
+        if isinstance(e, Cast):
+            arg = self.expr(e.arg, model) if isinstance(e.arg, Arith) else f'"{dunder(e.arg.path)}"'
+            return f"Cast({arg}, {'IntegerField' if e.to == 'int' else 'CharField'}())"
         if isinstance(e, Agg):
             return self.agg(e, model)
         if isinstance(e, Sub):
@@ -253,8 +262,29 @@ class Renderer:
         return f"Coalesce({text}, 0)"
 
     # -- the query --------------------------------------------------------------------------
+    def side(self, where: Any) -> str:
+        """One side of a compound query: filtered, annotated and projected to the selected columns."""
+        q, model = self.q, self.q.universe
+        chain = f"{model}.objects.filter({self.filter_args(where, model)})"
+        computed = [(n, e) for n, e in q.cols if not (isinstance(e, FieldRef) and n == dunder(e.path))]
+        if computed:
+            chain += ".annotate(" + ", ".join(f"{n}={self.expr(e, model)}" for n, e in computed) + ")"
+        return chain + ".values_list(" + ", ".join(f'"{n}"' for n, _ in q.cols) + ")"
+
+    def combined(self) -> str:
+        q = self.q
+        assert q.compound is not None and q.group is None and q.having is None and q.topk is None and q.exclude is None
+        first, second = self.side(q.where), self.side(q.compound.where)
+        call = f"first.{q.compound.op}(second{', all=True' if q.compound.all else ''})"
+        chain = call + "\n    .order_by(" + ", ".join(f'"{"-" if d else ""}{n}"' for n, d in q.order) + ")"
+        if q.limit is not None:
+            chain += f"[:{q.limit}]"
+        return f"first = {first}\nsecond = {second}\nrows = (\n    {chain}\n)"
+
     def render(self) -> str:
         q, model = self.q, self.q.universe
+        if q.compound is not None:
+            return self.finish(self.combined())
         names = {n for n, _ in q.cols}
         plain_cols = {n: e for n, e in q.cols if isinstance(e, FieldRef) and n == dunder(e.path)}
         chain = f"{model}.objects"
@@ -286,6 +316,11 @@ class Renderer:
         if q.limit is not None:
             chain += f"[:{q.limit}]"
         assert names
+        return self.finish(f"rows = (\n    {chain}\n)")
+
+    def finish(self, rows: str) -> str:
+        """The imports, the statements that leave `rows`, and `result` formatted per column type."""
+        q = self.q
         vars_ = [f"v{i}" for i in range(len(q.cols))]
         cells = [_format(v, t, nullable) for v, (_, t, nullable) in zip(vars_, column_types(q), strict=True)]
         lines = []
@@ -296,7 +331,7 @@ class Renderer:
                 lines.append(f"from django.db.models.functions import {', '.join(fns)}")
             if dj:
                 lines.append(f"from django.db.models import {', '.join(dj)}")
-        lines.append(f"rows = (\n    {chain}\n)")
+        lines.append(rows)
         lines.append(f"result = [({', '.join(cells)},) for {', '.join(vars_)} in rows]")
         return "\n".join(lines) + "\n"
 

@@ -26,6 +26,13 @@ Decisions (each closes a way a correct-by-reading answer could score 0):
   each is counted once.
 - Windows are computed over the rows the conditions keep, before a top-k cut; a nullable
   partition key says its missing values form one partition.
+- Compound queries say which rows are kept in plain English, never the set operation's name: a
+  union lists the rows of either condition and says that a row meeting both appears once; an
+  intersection lists the rows that meet both; a difference lists the rows of the first condition
+  and leaves out those of the second (a missing value never matches the second, so such a row
+  stays).
+- Cast to an integer says the value is cut to a whole number, dropping any fraction (never
+  "rounded"); Cast of an integer to text says the digits are compared as text.
 - Trees whose relation condition leads back to the row itself are never rendered into the
   store (sample.returns_to_origin); the English would be a disguised filter on the row.
 """
@@ -44,9 +51,11 @@ from sandbox_env.generate.tree import (
     Arith,
     Between,
     Bucket,
+    Cast,
     Cmp,
     CoalesceE,
     ColRef,
+    Compound,
     Concat,
     Every,
     Exists,
@@ -290,6 +299,8 @@ class Speaker:
             return f"the {schema.noun_of(model, e.first.path)} when there is one, else the {schema.noun_of(model, e.second.path)}"
         if isinstance(e, PairFn):
             return self.pair(e, model)
+        if isinstance(e, Cast):
+            return self.cast(e, model)
         if isinstance(e, Agg | Sub):
             return self.agg_en(e, model, self.q.group is not None)
         if isinstance(e, Win):
@@ -304,6 +315,24 @@ class Speaker:
         self.traps.add("null")
         which = "larger" if e.fn == "greatest" else "smaller"
         return f"the {which} of the {first} and the {second}; None when either of them is missing"
+
+    def cast(self, e: Cast, model: str) -> str:
+        """A value cut to a whole number (toward zero, as SQLite's CAST), or an integer's digits as text."""
+        parts = (e.arg.left, e.arg.right) if isinstance(e.arg, Arith) else (e.arg,)
+        missing = [
+            schema.noun_of(model, f.path) for f in parts if isinstance(f, FieldRef) and schema.path_nullable(model, f.path)
+        ]
+        nullable = expr_type(model, e.arg)[1]
+        if e.to == "int":
+            self.traps.add("bound")
+            text = f"{self.expr(e.arg, model)} cut to a whole number, dropping any fraction (7.95 gives 7, 12.00 gives 12)"
+        else:
+            self.traps.add("case")
+            text = f'{self.expr(e.arg, model)} written as text, its digits only (312 gives "312"), compared as text'
+        if nullable:
+            self.traps.add("null")
+            text += f"; None when the {' or the '.join(missing)} is missing"
+        return text
 
     def window(self, e: Win, model: str) -> str:
         q = self.q
@@ -357,9 +386,12 @@ class Speaker:
         plural = schema.PLURAL[model]
         out = []
         head = f"List the {plural}" if q.group is None else f"Take the {plural}"
-        if q.where is not None:
-            head += f" for which {self.pred(q.where, model)}"
-        out.append(head + ".")
+        if q.compound is not None:
+            out.append(self.compound(q, q.compound))
+        elif q.where is not None:
+            out.append(head + f" for which {self.pred(q.where, model)}.")
+        else:
+            out.append(head + ".")
         if q.group is not None:
             names = " and ".join(q.group)
             each = "as defined under Each row" if len(q.group) == 1 else "each as defined under Each row"
@@ -390,6 +422,19 @@ class Speaker:
         if q.limit is not None:
             out.append(f"Only the first {q.limit} rows in the order below.")
         return "\n".join(out)
+
+    def compound(self, q: Query, c: Compound) -> str:
+        """Which rows a union, intersection or difference keeps, in plain English."""
+        model = q.universe
+        plural, one = schema.PLURAL[model], schema.SINGULAR[model]
+        first, second = self.pred(q.where, model), self.pred(c.where, model)
+        if c.op == "union":
+            self.traps.add("duplicates")
+            return (f"List the {plural} for which {first}, together with the {plural} for which {second}.\n"
+                    f"{article(one).capitalize()} that meets both conditions appears once.")  # fmt: skip
+        if c.op == "intersection":
+            return f"List the {plural} that meet both of these conditions: (1) {first}; (2) {second}."
+        return f"List the {plural} for which {first}, leaving out every {one} for which {second}."
 
     def expr_nullable(self, e: Any) -> bool:
         return expr_type(self.q.universe, e, self.q)[1]

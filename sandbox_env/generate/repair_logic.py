@@ -53,6 +53,7 @@ OPERATOR_CLASS = {
     "q_and_or": "condition",
     "none_check": "condition",
     "filter_split": "condition",
+    "setop": "condition",
     "constraint": "condition",
     "field_option": "condition",
     "meta_constraint": "condition",

@@ -7,6 +7,19 @@ constants come last and from the data: a bound is the value of a row that the ot
 predicates keep (so the row sits exactly on it and `gt` vs `gte` tells), a HAVING bound is the
 aggregate of an existing group, a text is a piece of an existing value.
 
+Shapes drawn only when named (`candidate(seed, i, "setop")`), never in the mixed stream, whose
+draws (SHAPES) stay those the stored tasks came from: `setop` (the union, intersection or
+difference of two filtered querysets of one model over the same columns, the universe's unique
+key among them so that the compound's DISTINCT never merges two rows and the ordering closes on
+it; the second filter's first condition takes its constant from rows the first keeps half the
+time, so that a union has rows both sides hold and the `all=True` mutant has duplicates to show;
+the key closes the order Z to A, because SQLite's compound DISTINCT hands ties over in ascending
+order of the selected columns, the key first, so an A to Z tiebreak lets the dropped-tiebreak
+mutant survive wherever rows tie: 15 of 40 seed-22 candidates were lost that way in the image)
+and `cast` (a book's or publisher's rows with a Cast column: a price, sale price or discount cut
+to a whole number, or an integer as text; ordered by it, so its ties are closed by the key, and
+often bounded on it).
+
 `prescreen(tree)` is the cheap part of verification, in Python over every variant: rows
 exist, 2 to 40 of them, under 75 % of the universe, the first ordering key ties somewhere (or
 the tiebreak would be untestable), and every ablation (one predicate, the exclude, the having,
@@ -26,11 +39,14 @@ from sandbox_env.generate.fixture import VARIANTS, is_seeded, world
 from sandbox_env.generate.tree import (
     Agg,
     And,
+    Arith,
     Between,
     Bucket,
+    Cast,
     Cmp,
     CoalesceE,
     ColRef,
+    Compound,
     Concat,
     Every,
     Exists,
@@ -229,12 +245,13 @@ class Sampler:
         piece = piece.strip("'.,") or v[:2]
         return Text(target, rng.choice(("contains", "icontains")), piece.lower() if rng.random() < 0.5 else piece)
 
-    def where(self, model: str, n: int, allow_rel: bool = True) -> Any | None:
+    def where(self, model: str, n: int, allow_rel: bool = True, given: tuple[Any, ...] = ()) -> Any | None:
+        """n conditions (constants from the rows `given` and the conditions drawn so far keep), joined."""
         atoms: list[Any] = []
         for _ in range(n * 3):
             if len(atoms) >= n:
                 break
-            a = self.atom(model, atoms, allow_rel)
+            a = self.atom(model, [*given, *atoms], allow_rel)
             if a is not None:
                 atoms.append(a)
         if not atoms:
@@ -535,6 +552,70 @@ class Sampler:
             keys = [*part, name]
         return tuple((n, False) for n in keys) + ((key, self.rng.random() < 0.5),)
 
+    def cast_col(self, model: str) -> tuple[str, Cast] | None:
+        """A Cast column: a money value cut to a whole number, or an integer written as text."""
+        price, sale = FieldRef(("price",)), FieldRef(("sale_price",))
+        options = {
+            "Book": [
+                ("whole_price", Cast(price, "int")),
+                ("whole_price", Cast(price, "int")),
+                ("whole_sale_price", Cast(sale, "int")),
+                ("whole_discount", Cast(Arith("-", price, sale), "int")),
+                ("pages_text", Cast(FieldRef(("pages",)), "str")),
+            ],
+            "Publisher": [("founded_text", Cast(FieldRef(("founded",)), "str"))],
+        }.get(model)
+        return self.rng.choice(options) if options else None
+
+    def two_filters(self, model: str, tries: int = 4) -> tuple[Any, Any]:
+        """A compound's two filters, neither a same-row join (one filter() call with .distinct(), not a side)."""
+        for _ in range(tries):
+            first = self.where(model, self.rng.choice((1, 1, 2)))
+            given = (first,) if first is not None and self.rng.random() < 0.5 else ()
+            second = self.where(model, self.rng.choice((1, 1, 2)), given=given)
+            if first is not None and second is not None and not any(isinstance(n, SameRow) for n in walk((first, second))):
+                return first, second
+        raise ValueError("no two filters without a same-row join")
+
+    def shape_setop(self) -> Query:
+        rng = self.rng
+        model = rng.choice(ROW_UNIVERSES)
+        key = schema.KEY[model]
+        cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
+        for path in rng.sample(self.out_fields(model), rng.choice((1, 1, 2))):
+            cols.append((dunder(path), FieldRef(path)))
+        if rng.random() < 0.3 and (c := self.cast_col(model)) is not None:
+            cols.append(c)
+        first, second = self.two_filters(model)
+        op = rng.choice(("union", "union", "intersection", "difference"))
+        orderable = [n for n, e in cols if n != key and not schema_nullable(model, e)]
+        order = self.order(cols, [key], rng.choice(orderable) if orderable else key)
+        order = tuple((n, n == key or d) for n, d in order)  # the key closes the order Z to A (the docstring says why)
+        return Query(model, tuple(cols), order, where=first, limit=rng.choice((None, None, None, 8)),
+                     compound=Compound(op, second))  # fmt: skip
+
+    def shape_cast(self) -> Query:
+        rng = self.rng
+        model = rng.choice(("Book", "Book", "Book", "Publisher"))
+        key = schema.KEY[model]
+        name, cast = self.cast_col(model) or ("", None)
+        out = [p for p in self.out_fields(model) if p[0] not in ("price", "sale_price", "pages", "founded")]
+        cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
+        if rng.random() < 0.5:
+            path = rng.choice(out)
+            cols.append((dunder(path), FieldRef(path)))
+        if isinstance(cast.arg, FieldRef):  # the value cut, beside its cut
+            cols.append((dunder(cast.arg.path), cast.arg))
+        cols.append((name, cast))
+        where = self.where(model, rng.choice((1, 1, 2)), allow_rel=rng.random() < 0.3) if rng.random() < 0.7 else None
+        having = None
+        if cast.to == "int" and rng.random() < 0.6:
+            probe = Query(model, tuple(cols), ((key, False),), where=where)
+            vals = [r[-1] for r in evaluate_raw(probe, self.w) if r[-1] is not None]
+            having = Cmp(ColRef(name), rng.choice(("gt", "gte", "lt", "lte")), rng.choice(vals)) if vals else None
+        order = ((name, rng.random() < 0.6), (key, rng.random() < 0.3))
+        return Query(model, tuple(cols), order, where=where, having=having, limit=rng.choice((None, None, 5, 8)))
+
     def draw(self, shape: str | None = None) -> Query:
         shape = shape or self.rng.choice(SHAPES)
         return getattr(self, f"shape_{shape}")()
@@ -606,6 +687,8 @@ def returns_to_origin(q: Query) -> bool:
         return True
     if q.exclude is not None and _pred_returns(q.exclude, q.universe):
         return True
+    if q.compound is not None and _pred_returns(q.compound.where, q.universe):
+        return True
     for _, e in q.cols:
         if isinstance(e, Sub) and e.cond is not None:
             back = schema.MULTI[q.universe][e.rel][2]
@@ -636,6 +719,8 @@ def ablations(q: Query) -> list[Query]:
     for name in ("exclude", "having", "limit", "topk"):
         if getattr(q, name) is not None:
             out.append(dataclasses.replace(q, **{name: None}))
+    if q.compound is not None:  # either side alone
+        out += [dataclasses.replace(q, compound=None), dataclasses.replace(q, where=q.compound.where, compound=None)]
     return out
 
 
@@ -657,6 +742,9 @@ def _local_edits(node: Any) -> list[Any]:
         return out + ([r(node, coalesce=False)] if node.coalesce else [])
     if isinstance(node, Win) and node.fn in ("rank", "dense_rank"):
         return [r(node, fn="dense_rank" if node.fn == "rank" else "rank")]
+    if isinstance(node, Compound):  # mutants.op_setop: another set operation; a union keeping duplicates
+        out = [r(node, op=o) for o in ("union", "intersection", "difference") if o != node.op]
+        return out + ([r(node, all=True)] if node.op == "union" and not node.all else [])
     if isinstance(node, Query):
         out = [r(node, order=node.order[:i] + ((n, not d),) + node.order[i + 1 :]) for i, (n, d) in enumerate(node.order)]
         if node.limit is not None:

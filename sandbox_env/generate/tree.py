@@ -12,7 +12,12 @@ fields), Agg (an aggregate over a
 multi-valued relation per row, or over the group's rows), Sub (a scalar subquery over a
 related model through OuterRef), Win (Rank/DenseRank/RowNumber/NTile/Lag/Lead/FirstValue, a
 running Sum and a moving Sum over a frame of rows, over a partition),
-ColRef (a computed column by name, in `having` and in ordering).
+Cast (a numeric value cut to a whole number, or an integer written as text), ColRef (a computed
+column by name, in `having` and in ordering).
+
+Compound: a query whose rows are the union, intersection or difference of two filtered querysets of
+its universe over the same columns (`where` filters the first, the compound's own `where` the
+second); ordering and the top-N apply to the combined rows.
 
 Predicates: Cmp (comparison, optionally through a date part), Between (inclusive range),
 IsNull, In, Text (exact, iexact, or a prefix/substring by regular expression, with or without
@@ -104,6 +109,12 @@ class PairFn:
 
 
 @dataclass(frozen=True)
+class Cast:
+    arg: FieldRef | Arith  # a numeric value (to "int": cut to a whole number) or an integer (to "str": its digits)
+    to: str  # int, str
+
+
+@dataclass(frozen=True)
 class Agg:
     fn: str  # count, sum, avg, max, min
     rel: tuple[str, ...]  # multi-valued relation path from the row (empty: the group's own rows)
@@ -134,7 +145,7 @@ class Win:
     size: int | None = dataclasses.field(default=None, metadata={"omit_when_default": True})
 
 
-Expr = FieldRef | ColRef | Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | PairFn | Agg | Sub | Win
+Expr = FieldRef | ColRef | Arith | Part | Trunc | StrFn | Concat | Bucket | CoalesceE | PairFn | Cast | Agg | Sub | Win
 
 
 # -- predicates -----------------------------------------------------------------------------
@@ -210,6 +221,13 @@ Pred = Cmp | Between | IsNull | In | Text | Not | And | Or | Exists | Every | Sa
 
 
 @dataclass(frozen=True)
+class Compound:
+    op: str  # union, intersection, difference (SQL's UNION, INTERSECT, EXCEPT: distinct rows)
+    where: Pred  # the second queryset's filter
+    all: bool = False  # union only: keep duplicate rows (UNION ALL); the grammar draws False, a mutant True
+
+
+@dataclass(frozen=True)
 class Query:
     universe: str
     cols: tuple[tuple[str, Expr], ...]
@@ -220,13 +238,15 @@ class Query:
     having: Pred | None = None
     limit: int | None = None
     topk: tuple[str, int] | None = None  # (window column, k): rows whose rank is at most k
+    # the rows combined with a second filtered queryset's (a field added later: old trees keep their form)
+    compound: Compound | None = dataclasses.field(default=None, metadata={"omit_when_default": True})
 
 
 NODES = {
     cls.__name__: cls
     for cls in (
-        FieldRef, ColRef, Arith, Part, Trunc, StrFn, Concat, Bucket, CoalesceE, PairFn, Agg, Sub, Win,
-        Cmp, Between, IsNull, In, Text, Not, And, Or, Exists, Every, SameRow, Query,
+        FieldRef, ColRef, Arith, Part, Trunc, StrFn, Concat, Bucket, CoalesceE, PairFn, Cast, Agg, Sub, Win,
+        Cmp, Between, IsNull, In, Text, Not, And, Or, Exists, Every, SameRow, Compound, Query,
     )
 }  # fmt: skip
 

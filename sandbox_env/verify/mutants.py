@@ -347,6 +347,25 @@ def op_slice(node: ast.AST, ctx: Context) -> Iterator[Edit]:
             yield f"{field_name} {ast.unparse(sl)}->{ast.unparse(new.slice)}", new
 
 
+SET_OPERATIONS = ("union", "intersection", "difference")
+
+
+def op_setop(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """qs.union(other) <-> .intersection(other) <-> .difference(other); a union without `all` gets `all=True`
+    (duplicates kept: a row both sides hold comes twice)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SET_OPERATIONS):
+        return
+    for other in SET_OPERATIONS:
+        if other != node.func.attr:
+            new = copy.deepcopy(node)
+            new.func.attr = other
+            yield f"{node.func.attr}->{other}", new
+    if node.func.attr == "union" and not any(kw.arg == "all" for kw in node.keywords):
+        new = copy.deepcopy(node)
+        new.keywords.append(ast.keyword("all", ast.Constant(True)))
+        yield "union->union(all=True)", new
+
+
 # -- FastAPI operators ----------------------------------------------------------------------
 
 PARAM_CALLS = {"Query", "Path", "Body", "Field", "Header", "Cookie", "Form", "File"}
@@ -864,6 +883,7 @@ ORM_OPERATORS: dict[str, Operator] = {
     "filter_split": op_filter_split,
     "slice": op_slice,
     "aggregate": op_aggregate,
+    "setop": op_setop,
 }
 FASTAPI_OPERATORS: dict[str, Operator] = {
     "status": op_status,
