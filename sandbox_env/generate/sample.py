@@ -312,13 +312,18 @@ class Sampler:
         cuts = tuple(sorted({values[n // 3 + self.rng.randrange(-2, 3)], values[2 * n // 3 + self.rng.randrange(-2, 3)]}))
         return Bucket(FieldRef(path), cuts, labels[: len(cuts) + 1])
 
-    def shape_filter(self) -> Query:
-        rng = self.rng
-        model = rng.choice(ROW_UNIVERSES)
+    def key_and_fields(self) -> tuple[str, str, list[tuple[str, Any]]]:
+        """A row universe, its unique key, and its first columns: the key and one or two fields to show."""
+        model = self.rng.choice(ROW_UNIVERSES)
         key = schema.KEY[model]
         cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
-        for path in rng.sample(self.out_fields(model), rng.choice((1, 1, 2))):
+        for path in self.rng.sample(self.out_fields(model), self.rng.choice((1, 1, 2))):
             cols.append((dunder(path), FieldRef(path)))
+        return model, key, cols
+
+    def shape_filter(self) -> Query:
+        rng = self.rng
+        model, key, cols = self.key_and_fields()
         if rng.random() < 0.5 and (c := self.computed_col(model)) is not None:
             cols.append(c)
         where = self.where(model, rng.choice((1, 2, 2, 3)))
@@ -579,11 +584,7 @@ class Sampler:
 
     def shape_setop(self) -> Query:
         rng = self.rng
-        model = rng.choice(ROW_UNIVERSES)
-        key = schema.KEY[model]
-        cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
-        for path in rng.sample(self.out_fields(model), rng.choice((1, 1, 2))):
-            cols.append((dunder(path), FieldRef(path)))
+        model, key, cols = self.key_and_fields()
         if rng.random() < 0.3 and (c := self.cast_col(model)) is not None:
             cols.append(c)
         first, second = self.two_filters(model)
