@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from sandbox_env.generate import store
 from sandbox_env.verify.mutants import (
     DJANGO_OPERATORS,
     FASTAPI_OPERATORS,
     ORM_OPERATORS,
     Context,
+    _swap_ranks,
     generate,
     related_names_of,
 )
@@ -58,6 +60,47 @@ def test_window_ranks_aggregates_distinct_and_coalesce_are_swapped_or_dropped():
     ):
         assert want in found, want
     assert any(d.startswith("Coalesce(...)->Sum(") for d in found)
+
+
+ROW_NUMBER_WINDOW = 'Window(RowNumber(), partition_by=F("genre__name"), order_by=[F("price").desc(), F("title").asc()])'
+
+
+def test_a_row_number_closed_by_a_tiebreak_becomes_a_rank_that_also_drops_the_tiebreak():
+    src = (
+        f"qs = Book.objects.annotate(p={ROW_NUMBER_WINDOW}, "
+        'r=Window(RowNumber(), order_by=F("price").desc()), d=Window(DenseRank(), order_by=F("price").desc()))'
+    )
+    found = {m.name.split(" ", 1)[1]: m.source for m in generate(src, ORM_OPERATORS)}
+    swaps = [d for d in found if d.startswith(("RowNumber", "Rank", "DenseRank"))]
+    assert swaps == [
+        "RowNumber->DenseRank, drop tiebreak F('title').asc()",
+        "RowNumber->Rank, drop tiebreak F('title').asc()",
+        "RowNumber->DenseRank",  # a window with no tiebreak keeps the bare swap
+        "RowNumber->Rank",
+        "DenseRank->Rank",
+        "DenseRank->RowNumber",
+    ]
+    rank = found["RowNumber->Rank, drop tiebreak F('title').asc()"]
+    assert "p=Window(Rank(), partition_by=F('genre__name'), order_by=[F('price').desc()])" in rank
+    assert "r=Window(RowNumber(), order_by=F('price').desc())" in rank  # one edit per mutant
+    assert "drop tiebreak F('title').asc()" in found  # the order operator's own edit of the window stays
+
+
+def _stored_orm_references() -> list[str]:
+    hand = [p.read_text() for p in sorted((ROOT / "sandbox_env" / "tasks" / "orm").glob("*/reference.py"))]
+    return hand + [r["reference"] for r in store.read()]
+
+
+def test_every_stored_reference_without_a_row_number_keeps_the_bare_rank_swaps_mutants():
+    """Only a tiebroken row number's mutants differ from the bare swap's (names and sources alike)."""
+    ctx = Context(related_names_of(MODELS_PY.read_text()))
+    bare = {**ORM_OPERATORS, "rank": _swap_ranks}
+    for src in _stored_orm_references()[::3]:
+        now, before = generate(src, ORM_OPERATORS, ctx), generate(src, bare, ctx)
+        if "RowNumber()" in src:
+            assert any(m.name.endswith("drop tiebreak F('title').asc()") and m.operator == "rank" for m in now)
+        else:
+            assert [(m.name, m.source) for m in now] == [(m.name, m.source) for m in before]
 
 
 def test_q_operators_flip_and_a_filter_over_one_multi_valued_relation_splits():

@@ -411,8 +411,38 @@ def test_setop_and_cast_trees_round_trip_render_and_leave_old_canonical_forms_al
         assert any(screen_variant(x, 102)[0] is not None for x in drawn)
 
 
-def test_setop_and_cast_are_drawn_only_when_named():
-    assert "setop" in SHAPE_NAMES and "cast" in SHAPE_NAMES
-    assert not {"setop", "cast"} & set(SHAPES)  # the mixed stream's draws stay those the stored tasks came from
+def test_setop_cast_and_row_number_are_drawn_only_when_named():
+    assert {"setop", "cast", "row_number"} <= set(SHAPE_NAMES)
+    assert not {"setop", "cast", "row_number"} & set(SHAPES)  # the mixed stream's draws stay those the stored tasks came from
     mixed = [candidate(22, i) for i in range(200)]
     assert not any(q.compound or any(isinstance(n, Cast) for n in walk(q)) for q in mixed if q is not None)
+
+
+def _row_numbers(k: int) -> Query:
+    """Each genre's k highest-priced long books, numbered: world 101 ties on price at the second place of one genre."""
+    pos = Win("row_number", ("genre", "name"), ("price",), True)
+    cols = (("title", FieldRef(("title",))), ("genre__name", FieldRef(("genre", "name"))), ("price", FieldRef(("price",))))
+    return Query("Book", (*cols, ("pos", pos)), (("pos", False), ("title", False)),
+                 where=Cmp(FieldRef(("pages",)), "gte", 600), topk=("pos", k))  # fmt: skip
+
+
+def test_a_row_numbers_preview_is_a_rank_without_the_tiebreak_which_keeps_rows_tied_at_the_cut():
+    q = _row_numbers(2)
+    assert 'order_by=[F("price").desc(), F("title").asc()]' in render_orm(q)  # the unique key closes the order
+    ranks = [m for m in tree_mutants(q) if any(isinstance(n, Win) and n.fn != "row_number" for n in walk(m))]
+    assert sorted(n.fn for m in ranks for n in walk(m) if isinstance(n, Win)) == ["dense_rank", "rank"]
+    w = world(101)
+    rows = evaluate(q, w)
+    assert all(len(evaluate(m, w)) > len(rows) for m in ranks)  # ties share a place, so the top-k keeps more rows
+    assert screen_variant(q, 101) == (rows, "ok")
+    code = render_orm(q)
+    mutants = {m.name.split(" ", 1)[1] for m in generate(code, ORM_OPERATORS)}
+    assert {"RowNumber->Rank, drop tiebreak F('title').asc()", "RowNumber->DenseRank, drop tiebreak F('title').asc()"} <= mutants
+    assert "RowNumber->Rank" not in mutants  # the bare swap, equivalent over a closed order, is never made
+
+
+def test_the_row_number_shape_draws_row_numbers_cut_to_a_top_k_and_some_pass_the_prescreen():
+    drawn = [q for q in (candidate(22, i, "row_number", 101) for i in range(40)) if q is not None]
+    assert drawn and all(q.topk is not None and dict(q.cols)[q.topk[0]].fn == "row_number" for q in drawn)
+    passing = [q for q in drawn if screen_variant(q, 102)[0] is not None or screen_variant(q, 103)[0] is not None]
+    assert passing

@@ -16,7 +16,7 @@ from sandbox_env.verify.scripted import scripted_rollout
 pytestmark = pytest.mark.docker
 
 PATHS = ("filtering", "relations", "expressions", "aggregation", "advanced")
-NAMED_SHAPES = ("setop", "cast")  # drawn only when named, over the seeded worlds
+NAMED_SHAPES = ("setop", "cast", "row_number")  # drawn only when named, over the seeded worlds
 
 
 def _two_of_every_path(first_seed: int = 5, seeds: int = 12) -> list[dict]:
@@ -70,6 +70,7 @@ async def test_two_candidates_of_every_named_shape_verify_in_the_image(backend, 
         for v, rows in ok.items():
             assert same_rows(rows, c["screened"][v])
     assert any("union->union(all=True)" in m for c in sample for m in c["mutants"])
+    assert any("RowNumber->Rank, drop tiebreak" in m for c in sample for m in c["mutants"])
 
 
 async def test_the_reference_scores_one_and_an_empty_answer_zero_on_generated_tasks(backend, image):

@@ -6,6 +6,7 @@ the fix each of them fails.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from decimal import Decimal
 
@@ -253,3 +254,17 @@ def test_a_cast_says_the_fraction_is_dropped_and_when_it_is_none():
     assert lines[2].endswith("; None when the sale price is missing")
     assert lines[3] == 't: str, the page count written as text, its digits only (312 gives "312"), compared as text'
     assert not any("round" in line for line in lines)
+
+
+def test_a_row_number_states_its_tiebreak_as_numbering_and_its_top_k_keeps_no_tied_extra_rows():
+    pos = Win("row_number", ("genre", "name"), ("price",), True)
+    q = Query("Book", (TITLE, ("genre__name", FieldRef(("genre", "name"))), ("pos", pos)), (("pos", False), ("title", False)),
+              topk=("pos", 2))  # fmt: skip
+    spec = render_spec(q)
+    assert spec["columns"][2].endswith(
+        "ordered by price (highest first); books with equal prices take consecutive positions in order of title A to Z, "
+        "so no two share a position"
+    )
+    assert "rows tied at the cut still take separate positions, so at most 2 rows per genre's name are kept" in spec["spec"]
+    ranked = render_spec(dataclasses.replace(q, cols=(*q.cols[:2], ("pos", dataclasses.replace(pos, fn="rank")))))
+    assert "ranks are computed before this cut)." in ranked["spec"] and "separate positions" not in ranked["spec"]

@@ -127,20 +127,3 @@ def test_seeded_draws_reach_the_schema_extension_and_keep_the_hand_fixture_strea
     assert candidate(7, 3, "filter") == candidate(7, 3, "filter")
     with pytest.raises(ValueError, match="seeded world"):
         candidate(7, 3, "filter", 5)
-
-
-def test_a_row_number_whose_order_the_unique_key_closes_is_dropped_before_the_containers():
-    """RowNumber->DenseRank (verify/mutants.py) numbers rows alike over a total order: no placed tie can kill it."""
-    from sandbox_env.generate.render_orm import render_orm
-    from sandbox_env.generate.sample import screen_variant
-    from sandbox_env.generate.tree import Win
-
-    q = Query(
-        "Book",
-        (("title", FieldRef(("title",))), ("pos", Win("row_number", ("publisher", "name"), ("price",), True))),
-        (("pos", False), ("title", False)),
-        where=Cmp(FieldRef(("pages",)), "gte", 600),
-    )
-    assert 'order_by=[F("price").desc(), F("title").asc()]' in render_orm(q)  # the unique key closes the order
-    rows, why = screen_variant(q, 101)
-    assert rows is None and "equivalent mutant" in why

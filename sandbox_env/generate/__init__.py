@@ -22,6 +22,6 @@ lives in sandbox_env/verify/generated.py, verify/repair.py and verify/compose.py
 container.
 """
 
-# the task shapes the sampler draws (`websandbox generate --shape` names one); `setop` and `cast` are drawn
-# only when named, so the mixed stream's draws (sample.SHAPES) stay the ones the stored tasks came from
-SHAPE_NAMES = ("filter", "group", "row_agg", "subquery", "window", "setop", "cast")
+# the task shapes the sampler draws (`websandbox generate --shape` names one); `setop`, `cast` and `row_number`
+# are drawn only when named, so the mixed stream's draws (sample.SHAPES) stay the ones the stored tasks came from
+SHAPE_NAMES = ("filter", "group", "row_agg", "subquery", "window", "setop", "cast", "row_number")

@@ -26,6 +26,10 @@ Decisions (each closes a way a correct-by-reading answer could score 0):
   each is counted once.
 - Windows are computed over the rows the conditions keep, before a top-k cut; a nullable
   partition key says its missing values form one partition.
+- Row numbers state their tiebreak as a rule of numbering (rows with equal values take
+  consecutive positions in order of the unique key), and a top-k over them says that rows tied at
+  the cut still take separate positions, so at most k rows per partition are kept: the grader
+  kills a rank that lets ties share a number (verify/mutants.op_rank).
 - Compound queries say which rows are kept in plain English, never the set operation's name: a
   union lists the rows of either condition and says that a row meeting both appears once; an
   intersection lists the rows that meet both; a difference lists the rows of the first condition
@@ -360,7 +364,10 @@ class Speaker:
         seq = f"{within}, ordered by {on} ({direction}), equal {on}s by {key} A to Z"
         one = schema.SINGULAR[model]
         if e.fn == "row_number":
-            return f"the position of this {one} (1, 2, 3, ...) {seq}; no two share a position"
+            return (
+                f"the position of this {one} (1, 2, 3, ...) {within}, ordered by {on} ({direction}); {schema.PLURAL[model]} "
+                f"with equal {on}s take consecutive positions in order of {key} A to Z, so no two share a position"
+            )
         if e.fn == "ntile":
             many = schema.PLURAL[model]
             return (f"which of {e.size} groups, numbered 1 to {e.size}, this {one} falls in: {within.removeprefix('among ')} are "
@@ -417,11 +424,22 @@ class Speaker:
                 s += f"; a row whose {h.target.name} is None is left out"
             out.append(s + ".")
         if q.topk is not None:
-            out.append(f"Then keep only the rows whose {q.topk[0]} is at most {q.topk[1]} (ranks are computed before "
-                       "this cut).")  # fmt: skip
+            out.append(self.topk(q))
         if q.limit is not None:
             out.append(f"Only the first {q.limit} rows in the order below.")
         return "\n".join(out)
+
+    def topk(self, q: Query) -> str:
+        """The top-k cut; over row numbers it says that rows tied at the cut still take separate positions."""
+        name, k = q.topk
+        win = dict(q.cols)[name]
+        if not (isinstance(win, Win) and win.fn == "row_number"):
+            return f"Then keep only the rows whose {name} is at most {k} (ranks are computed before this cut)."
+        where = "" if win.partition is None else f" per {schema.noun_of(q.universe, win.partition)}"
+        return (
+            f"Then keep only the rows whose {name} is at most {k} (positions are computed before this cut; rows tied "
+            f"at the cut still take separate positions, so at most {k} rows{where} are kept)."
+        )
 
     def compound(self, q: Query, c: Compound) -> str:
         """Which rows a union, intersection or difference keeps, in plain English."""

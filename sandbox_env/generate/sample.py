@@ -23,7 +23,12 @@ often bounded on it).
 `prescreen(tree)` is the cheap part of verification, in Python over every variant: rows
 exist, 2 to 40 of them, under 75 % of the universe, the first ordering key ties somewhere (or
 the tiebreak would be untestable), and every ablation (one predicate, the exclude, the having,
-the top-N or the top-k removed) gives other rows.
+the top-N or the top-k removed) gives other rows, and so does every mutation the ORM mutants
+make (`tree_mutants`, the evaluator's preview of verify/mutants.py). A row number's preview is a
+rank or dense rank over the window's order without its tiebreak (mutants.op_rank: the swap alone
+would be equivalent), so a row-number candidate passes only on a world whose rows tie inside a
+partition among the rows it numbers, where ties sharing a number change the positions or let
+more rows through the top-k.
 """
 
 from __future__ import annotations
@@ -505,7 +510,7 @@ class Sampler:
         order = self.order(cols, [key], name)
         return Query(model, tuple(cols), order, where=where, having=having, limit=rng.choice((None, None, 5)))
 
-    def shape_window(self) -> Query:
+    def shape_window(self, fns: tuple[str, ...] = (), topk_share: float = 0.6) -> Query:
         rng = self.rng
         model = "Book"
         key = schema.KEY[model]
@@ -514,7 +519,7 @@ class Sampler:
             order_f = rng.choice((("price",), ("pages",), ("published",)))
         else:
             partition, order_f = ("country",), ("birth_date",)
-        fn = rng.choice(WINDOW_FNS)
+        fn = rng.choice(fns or WINDOW_FNS)
         desc = rng.random() < 0.6
         cols: list[tuple[str, Any]] = [(key, FieldRef((key,)))]
         if partition is not None:
@@ -524,7 +529,7 @@ class Sampler:
         if fn in ("rank", "dense_rank", "row_number"):
             name = f"{order_f[0]}_{'position' if fn == 'row_number' else fn}"
             cols.append((name, Win(fn, partition, order_f, desc)))
-            if rng.random() < 0.6:
+            if rng.random() < topk_share:
                 topk = (name, rng.choice((1, 2, 2, 3)))
         elif fn == "ntile":
             size = rng.choice((2, 3, 4))
@@ -541,6 +546,10 @@ class Sampler:
         n_preds = rng.choice((1, 2) if fn in ("rank", "dense_rank") else (1, 2, 2, 3))
         where = self.where(model, n_preds, allow_rel=rng.random() < 0.3)
         return Query(model, tuple(cols), self.window_order(fn, partition, order_f, cols[-1][0], key), where=where, topk=topk)
+
+    def shape_row_number(self) -> Query:
+        """A window shape of row numbers only, each cut to its top k (the window shape draws them one time in six)."""
+        return self.shape_window(("row_number",), topk_share=1.0)
 
     def window_order(self, fn: str, partition: tuple[str, ...] | None, order_f: tuple[str, ...], name: str, key: str) -> tuple:
         """The output order of a window task: keys that leave ties for the unique key to close, so it is tested.
@@ -743,6 +752,8 @@ def _local_edits(node: Any) -> list[Any]:
         return out + ([r(node, coalesce=False)] if node.coalesce else [])
     if isinstance(node, Win) and node.fn in ("rank", "dense_rank"):
         return [r(node, fn="dense_rank" if node.fn == "rank" else "rank")]
+    if isinstance(node, Win) and node.fn == "row_number":  # mutants.op_rank: a rank over the order without its tiebreak
+        return [r(node, fn="rank"), r(node, fn="dense_rank")]
     if isinstance(node, Compound):  # mutants.op_setop: another set operation; a union keeping duplicates
         out = [r(node, op=o) for o in ("union", "intersection", "difference") if o != node.op]
         return out + ([r(node, all=True)] if node.op == "union" and not node.all else [])
@@ -776,10 +787,6 @@ def universe_size(q: Query, variant: int) -> int:
 
 def screen_variant(q: Query, variant: int) -> tuple[list[list[Any]] | None, str]:
     """The evaluator's rows on one variant, or None and why the variant cannot serve the task."""
-    if any(isinstance(n, Win) and n.fn == "row_number" for n in walk(q)):
-        # render_orm closes a row number's window order with the unique key, so the ORM mutant
-        # RowNumber->DenseRank numbers the rows alike whatever the data (no tie is left to rank)
-        return None, "RowNumber over a total order equals DenseRank: an equivalent mutant no row can kill"
     w = world(variant)
     try:
         rows = evaluate(q, w)

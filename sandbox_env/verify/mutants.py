@@ -17,6 +17,13 @@ Decisions:
 - Pure: this module only reads and writes source text; running mutants is sensitivity.py's job.
 - Multi-valued relations (for the filter-splitting operator) are read from the models' source
   (`related_names_of`), not listed by hand.
+- Rank functions: `rank` swaps DenseRank, Rank and RowNumber by name, except in a RowNumber window
+  whose order ends with a tiebreak (`order_by=[key, ..., tiebreak]`, the unique key closing the
+  order). Ties never occur inside such a window, so a bare swap numbers rows alike on any data (an
+  equivalent mutant); the swap there also drops the last key, the mistake a person makes (ties
+  then share a number, and a top-k keeps every row tied at its boundary). The edit replaces the
+  whole Window call, so its name carries the Window's position; every other window keeps the
+  bare swap and its name. An operator reads a node's parent through `Context.parent`.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import ast
 import copy
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 # An operator gets (node, context) and yields (detail, replacement). The replacement is a node,
 # a list of statements (replacing one statement), or REMOVE (the node leaves its list).
@@ -43,9 +50,14 @@ class Mutant:
 
 @dataclass(frozen=True)
 class Context:
-    """What some operators need beyond the node: the multi-valued relation names of the schema."""
+    """What some operators need beyond the node: the multi-valued relation names of the schema, and
+    each node's parent in the source being mutated (`generate` fills it in)."""
 
     multi_valued: frozenset[str] = frozenset()
+    parents: dict[int, ast.AST] = field(default_factory=dict, compare=False, repr=False)
+
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        return self.parents.get(id(node))
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -258,7 +270,46 @@ def _swap_names(group: tuple[str, ...]) -> Operator:
     return op
 
 
-op_rank = _swap_names(("DenseRank", "Rank", "RowNumber"))
+_swap_ranks = _swap_names(("DenseRank", "Rank", "RowNumber"))
+
+
+def _window_expression(window: ast.Call) -> ast.AST | None:
+    """The function a Window call computes: its first argument or its `expression=` keyword."""
+    if window.args:
+        return window.args[0]
+    return next((kw.value for kw in window.keywords if kw.arg == "expression"), None)
+
+
+def _tiebroken_row_number(node: ast.AST) -> int | None:
+    """The index of the `order_by` keyword when node is Window(RowNumber(), ..., order_by=[key, ..., tiebreak])."""
+    if not (isinstance(node, ast.Call) and _call_name(node) == "Window"):
+        return None
+    expr = _window_expression(node)
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "RowNumber"):
+        return None
+    for i, kw in enumerate(node.keywords):
+        if kw.arg == "order_by" and isinstance(kw.value, (ast.List, ast.Tuple)) and len(kw.value.elts) >= 2:
+            return i
+    return None
+
+
+def op_rank(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Swap DenseRank, Rank and RowNumber; a tiebroken RowNumber window becomes a rank that also drops the tiebreak."""
+    at = _tiebroken_row_number(node)
+    if at is not None:
+        keys = node.keywords[at].value.elts
+        for other in ("DenseRank", "Rank"):
+            new = copy.deepcopy(node)
+            _window_expression(new).func.id = other
+            del new.keywords[at].value.elts[-1]
+            yield f"RowNumber->{other}, drop tiebreak {ast.unparse(keys[-1])}", new
+        return
+    parent = ctx.parent(node)
+    if parent is not None and _tiebroken_row_number(parent) is not None and _window_expression(parent) is node:
+        return  # the window's edit above replaces the bare swap
+    yield from _swap_ranks(node, ctx)
+
+
 op_aggregate = _swap_names(("Avg", "Sum", "Max", "Min"))
 
 
@@ -974,8 +1025,8 @@ def _apply(tree: ast.AST, index: int, replacement: object) -> str | None:
 
 def generate(source: str, operators: dict[str, Operator], ctx: Context | None = None, prefix: str = "") -> list[Mutant]:
     """Every mutant the operators make of source, in deterministic order, each named once."""
-    ctx = ctx or Context()
     tree = ast.parse(source)
+    ctx = replace(ctx or Context(), parents={id(c): p for p in _preorder(tree) for c in ast.iter_child_nodes(p)})
     baseline = ast.unparse(tree)
     out: list[Mutant] = []
     seen_names: dict[str, int] = {}
