@@ -446,3 +446,14 @@ def test_the_row_number_shape_draws_row_numbers_cut_to_a_top_k_and_some_pass_the
     assert drawn and all(q.topk is not None and dict(q.cols)[q.topk[0]].fn == "row_number" for q in drawn)
     passing = [q for q in drawn if screen_variant(q, 102)[0] is not None or screen_variant(q, 103)[0] is not None]
     assert passing
+
+
+def test_two_conditions_on_one_lookup_render_as_valid_python_with_the_second_in_a_q():
+    from sandbox_env.generate.tree import And
+
+    title = FieldRef(("title",))
+    where = And((Text(title, "icontains", "the"), Text(title, "icontains", "of"), Text(title, "iprefix", "a")))
+    q = Query("Book", (("title", title),), (("title", False),), where=where)
+    code = render_orm(q)
+    ast.parse(code)  # a repeated keyword would be a SyntaxError
+    assert code.count("Q(title__iregex=") == 2, code  # both text kinds render as iregex: one keyword, two Qs

@@ -164,11 +164,14 @@ class Renderer:
         if same:
             rest = self.filter_args(And(items), model) if items else ""
             return lead + ", ".join([x for x in (rest,) if x] + joined)
-        if all(isinstance(i, SIMPLE) for i in items):
-            return lead + ", ".join(f"{k}={v}" for k, v in (lookup(i) for i in items))
         positional = [self.q_expr(i, model) for i in items if not isinstance(i, SIMPLE)]
-        keywords = [f"{k}={v}" for k, v in (lookup(i) for i in items if isinstance(i, SIMPLE))]
-        return lead + ", ".join(positional + keywords)
+        keywords: dict[str, str] = {}
+        for k, v in (lookup(i) for i in items if isinstance(i, SIMPLE)):
+            if k in keywords:  # a keyword cannot repeat: a second condition on one lookup goes in a Q
+                positional.append(f"Q({k}={v})")
+            else:
+                keywords[k] = f"{k}={v}"
+        return lead + ", ".join(positional + list(keywords.values()))
 
     # -- expressions ------------------------------------------------------------------------
     def expr(self, e: Any, model: str) -> str:
