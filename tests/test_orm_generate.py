@@ -457,3 +457,40 @@ def test_two_conditions_on_one_lookup_render_as_valid_python_with_the_second_in_
     code = render_orm(q)
     ast.parse(code)  # a repeated keyword would be a SyntaxError
     assert code.count("Q(title__iregex=") == 2, code  # both text kinds render as iregex: one keyword, two Qs
+
+
+def _one_candidate(rows):
+    return {"screened": {0: rows, 1: rows}, "mutants": {"order drop tiebreak": "...", "lookup gte": "..."}}
+
+
+def test_a_mutant_that_gives_the_rows_on_either_insertion_order_is_a_survivor():
+    from sandbox_env.verify.generated import admit
+
+    rows = [["a", 1], ["b", 1], ["c", 2]]
+    other = [["b", 1], ["a", 1], ["c", 2]]
+    results = {
+        (v, build): {"0/ref": rows, "0/m/order drop tiebreak": other, "0/m/lookup gte": {"error": "x"}}
+        for v in (0, 1)
+        for build in (False, True)
+    }
+    ok, why = admit(0, _one_candidate(rows), results)
+    assert sorted(ok) == [0, 1] and not why
+    results[(1, True)]["0/m/order drop tiebreak"] = rows  # ties met in the other order give the reference's rows
+    ok, why = admit(0, _one_candidate(rows), results)
+    assert sorted(ok) == [0]
+    assert why == {1: "mutant survives: order drop tiebreak (on the reversed build)"}
+
+
+def test_pruning_keeps_the_variants_that_still_admit_a_task_and_removes_one_left_with_too_few():
+    from sandbox_env.verify.generated import pruned
+
+    records = [
+        {"task_id": "t1", "split": "train", "variants": {"0": [], "1": [], "2": []}},
+        {"task_id": "t2", "split": "train", "variants": {"0": [], "1": []}},
+        {"task_id": "t3", "split": "eval", "variants": {"6": [], "7": []}},
+        {"task_id": "t4", "split": "train", "variants": {"0": [], "1": []}},
+    ]
+    problems = {"t1": {2: "mutant survives"}, "t2": {1: "mutant survives"}, "t3": {6: "mutant survives"}, "t4": {}}
+    kept, removed = pruned(records, problems)
+    assert removed == ["t2"]
+    assert {r["task_id"]: sorted(r["variants"]) for r in kept} == {"t1": ["0", "1"], "t3": ["7"], "t4": ["0", "1"]}

@@ -11,7 +11,12 @@ A candidate is admitted on a variant when: the reference ran on both builds and 
 rows (no tie the spec leaves open); the rows equal the independent evaluator's (floats within
 1e-9 relative); the evaluator's cheap checks held there (2-40 rows, under 75 % of the
 universe, a tie on the first ordering key, every ablation gives other rows: sample.py); and
-every mutant gives other rows or fails. A task ships with the variants of its split's pool
+every mutant gives other rows or fails on both builds. Mutants run on the reversed build too
+because a mutant that leaves a tie open (the tiebreak dropped) gives rows in whatever order the
+engine meets them: killed on one insertion order only, it is killed by the engine's plan, not by
+the data, and an image whose SQLite plans the query another way lets it through (eight stored
+tasks' "drop tiebreak" mutants came to give the reference's rows that way on some variants).
+A task ships with the variants of its split's pool
 that admit it (train: 0-5, eval: 6-7, so no eval task's rows are drawn from a train fixture)
 and needs at least MIN_VARIANTS of them. Survivors are never declared: the candidate is
 dropped, and another draw of the same structure (other constants) may take its place.
@@ -206,6 +211,7 @@ async def execute(backend: SandboxBackend, image: str, cands: list[dict[str, Any
             jobs[(v, True)][f"{n}/ref"] = c["code"]
             for name, src in c["mutants"].items():
                 jobs[(v, False)][f"{n}/m/{name}"] = src
+                jobs[(v, True)][f"{n}/m/{name}"] = src
     sem = asyncio.Semaphore(concurrency)
     results: dict[tuple[int, bool], dict[str, Any]] = {}
     t0 = time.perf_counter()
@@ -221,6 +227,12 @@ async def execute(backend: SandboxBackend, image: str, cands: list[dict[str, Any
 
     await asyncio.gather(*(one(k) for k in sorted(jobs)))
     return results
+
+
+def _gives(results: dict[str, Any], key: str, rows: list[list[Any]]) -> bool:
+    """The cell ran and gave exactly these rows."""
+    r = results.get(key)
+    return isinstance(r, list) and same_rows(r, rows)
 
 
 def admit(n: int, c: dict[str, Any], results: dict[tuple[int, bool], dict[str, Any]]) -> tuple[dict[int, Any], dict[int, str]]:
@@ -239,13 +251,10 @@ def admit(n: int, c: dict[str, Any], results: dict[tuple[int, bool], dict[str, A
         if not same_rows(a, expected):
             why[v] = "the reference's rows differ from the evaluator's"
             continue
-        survivors = [
-            m
-            for m in c["mutants"]
-            if (r := results[(v, False)].get(f"{n}/m/{m}")) is not None and isinstance(r, list) and same_rows(r, a)
-        ]
+        survivors = [(m, build) for m in c["mutants"] for build in (False, True) if _gives(results[(v, build)], f"{n}/m/{m}", a)]
         if survivors:
-            why[v] = f"mutant survives: {survivors[0]}"
+            m, build = survivors[0]
+            why[v] = f"mutant survives: {m}{' (on the reversed build)' if build else ''}"
             continue
         ok[v] = a
     return ok, why
@@ -345,31 +354,52 @@ def candidates_from_records(records: list[dict[str, Any]]) -> list[dict[str, Any
 
 
 async def reverify(backend: SandboxBackend, image: str, records: list[dict[str, Any]], concurrency: int = 2, log=print):
-    """Every stored task again through the image: {task_id: problems} (empty when each variant still admits it)."""
+    """Every stored task again through the image: {task_id: {variant: why it no longer admits it}} (empty: all hold)."""
+    from sandbox_env.generate.evaluate import evaluate
+    from sandbox_env.generate.fixture import world
+
     cands = candidates_from_records(records)
     results = await execute(backend, image, cands, concurrency, log=log)
-    problems: dict[str, list[str]] = {}
+    problems: dict[str, dict[int, str]] = {}
     for n, (c, r) in enumerate(zip(cands, records, strict=True)):
-        from sandbox_env.generate.evaluate import evaluate
-        from sandbox_env.generate.fixture import world
-
-        ok, why = admit(n, c, results)
-        bad = [f"variant {v}: {w}" for v, w in why.items()]
-        bad += [
-            f"variant {v}: the evaluator now gives other rows"
-            for v in c["screened"]
-            if not same_rows(evaluate(c["q"], world(v)), c["screened"][v])
-        ]
-        problems[r["task_id"]] = bad
+        _, why = admit(n, c, results)
+        for v in c["screened"]:
+            if not same_rows(evaluate(c["q"], world(v)), c["screened"][v]):
+                why.setdefault(v, "the evaluator now gives other rows")
+        problems[r["task_id"]] = why
     return problems
 
 
-def main_reverify(task_ids: set[str] | None = None, concurrency: int = 2) -> int:
-    """build_tasks.py --verify for generated tasks: every stored one (or those named) verified again."""
+def pruned(records: list[dict[str, Any]], problems: dict[str, dict[int, str]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records with every variant that no longer admits its task left out; (kept, ids of tasks removed).
+
+    A task left with fewer variants than its split needs is removed whole, as at admission: a
+    survivor is never declared equivalent.
+    """
+    kept: list[dict[str, Any]] = []
+    removed: list[str] = []
+    for r in records:
+        bad = problems.get(r["task_id"], {})
+        variants = {k: v for k, v in r["variants"].items() if int(k) not in bad}
+        need = EVAL_MIN_VARIANTS if r["split"] == "eval" else MIN_VARIANTS
+        if len(variants) < need:
+            removed.append(r["task_id"])
+            continue
+        kept.append({**r, "variants": variants} if bad else r)
+    return kept, removed
+
+
+def main_reverify(task_ids: set[str] | None = None, concurrency: int = 2, prune: bool = False) -> int:
+    """build_tasks.py --verify for generated tasks: every stored one (or those named) verified again.
+
+    `prune`: write the store back with the variants that fail left out (and a task with too few
+    left removed); the run then succeeds when the rest holds.
+    """
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
-    records = [r for r in store.read() if task_ids is None or r["task_id"] in task_ids]
+    everything = store.read()
+    records = [r for r in everything if task_ids is None or r["task_id"] in task_ids]
     backend = make_backend()
     t0 = time.perf_counter()
     try:
@@ -378,9 +408,32 @@ def main_reverify(task_ids: set[str] | None = None, concurrency: int = 2) -> int
         backend.teardown()
     failing = {k: v for k, v in problems.items() if v}
     for task_id, bad in sorted(failing.items()):
-        print(f"  {task_id} FAIL: {'; '.join(bad)[:300]}")
+        print(f"  {task_id} FAIL: {'; '.join(f'variant {v}: {w}' for v, w in sorted(bad.items()))[:300]}")
     print(
         f"generated orm tasks: {len(records) - len(failing)}/{len(records)} pass on every stored variant "
         f"({time.perf_counter() - t0:.0f} s)"
     )
+    if prune and failing:
+        kept, removed = pruned(everything, failing)
+        store.write(store.GENERATED_FILE, kept)
+        print(
+            f"pruned: {len(failing) - len(removed)} tasks keep their other variants, {len(removed)} removed "
+            f"({', '.join(removed) or 'none'}); {len(kept)} stored. Run `python build_tasks.py` to recompile the dataset."
+        )
+        return 0
     return 1 if failing else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Verify the stored generated orm tasks again in the runtime image.")
+    ap.add_argument("--task", action="append", help="only this task id (repeatable)")
+    ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--prune", action="store_true", help="leave out the variants that fail (and tasks left with too few)")
+    args = ap.parse_args(argv)
+    return main_reverify(set(args.task) if args.task else None, args.concurrency, prune=args.prune)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
