@@ -22,6 +22,7 @@ import pytest
 
 from sandbox_env.families.django import FAMILY, HIDDEN_DIR, TESTS_DIR
 from sandbox_env.verify.compile import task_folders
+from sandbox_env.verify.coverage import task_coverage_problems
 from sandbox_env.verify.variants import variants
 
 SINGLE = [f for f in task_folders("django") if "composed" not in tomllib.loads((f / "task.toml").read_text())]
@@ -119,3 +120,9 @@ def test_a_malformed_composed_table_is_refused(tmp_path, edit, why):
     folder = _copy_with(tmp_path, fewest, edit)
     with pytest.raises(ValueError, match=why):
         FAMILY.compile_task(folder)
+
+
+@pytest.mark.parametrize("folder", COMPOSED, ids=lambda f: f.name)
+def test_every_sentence_of_a_composed_spec_maps_to_tests_of_the_task(folder):
+    assert "spec_coverage" in _toml(folder), folder.name
+    assert task_coverage_problems("django", folder, FAMILY.compile_task(folder)) == [], folder.name
