@@ -76,7 +76,7 @@ def test_a_double_booking_inside_a_week_undoes_the_week_and_the_caller_goes_on(t
     assert code == "double_booked"
     assert list(Shift.objects.values_list("doctor__name", "day", "hours")) == [("Haddad", on(5), 11)]
     assert (rostered(moreau), rostered(haddad)) == (0, 11)
-    assert sent == ["Haddad works Cardio on 2033-11-26"]
+    assert notifications.OUTBOX == ["Haddad works Cardio on 2033-11-26"]
 
 
 def test_a_week_sees_its_own_earlier_hours(team):
@@ -101,7 +101,7 @@ def test_a_bad_item_late_in_a_week_undoes_the_earlier_ones(team, django_capture_
         assert code_of(assign_week, [(quist.pk, on(3), 2, "Gastro"), (7777, on(3), 8, "Gastro")]) == "unknown_doctor"
     assert Shift.objects.count() == 0
     assert (rostered(moreau), rostered(haddad), rostered(quist)) == (0, 0, 0)
-    assert sent == []
+    assert notifications.OUTBOX == []
 
 
 def test_messages_are_sent_only_when_the_outer_transaction_commits(team, django_capture_on_commit_callbacks):
@@ -111,9 +111,9 @@ def test_messages_are_sent_only_when_the_outer_transaction_commits(team, django_
             assign(moreau.pk, on(1), 7, "Stroke")
             with transaction.atomic():
                 Shift.objects.create(doctor=haddad, day=on(1), hours=3, ward="Stroke")
-            assert sent == []
-        assert sent == []
-    assert sent == ["Moreau works Stroke on 2033-11-22", "Haddad works Stroke on 2033-11-22"]
+            assert notifications.OUTBOX == []
+        assert notifications.OUTBOX == []
+    assert notifications.OUTBOX == ["Moreau works Stroke on 2033-11-22", "Haddad works Stroke on 2033-11-22"]
 
 
 def test_plain_code_rolled_back_keeps_no_hours_and_no_message(team, django_capture_on_commit_callbacks):
@@ -126,7 +126,7 @@ def test_plain_code_rolled_back_keeps_no_hours_and_no_message(team, django_captu
         except RuntimeError:
             pass
     assert rostered(haddad) == 0
-    assert sent == []
+    assert notifications.OUTBOX == []
 
 
 def test_saving_a_shift_again_counts_and_sends_once(team, django_capture_on_commit_callbacks):
@@ -136,7 +136,7 @@ def test_saving_a_shift_again_counts_and_sends_once(team, django_capture_on_comm
         shift.save()
         Shift.objects.get(pk=shift.pk).save()
     assert rostered(moreau) == 5
-    assert sent == ["Moreau works Burns on 2033-11-27"]
+    assert notifications.OUTBOX == ["Moreau works Burns on 2033-11-27"]
 
 
 def test_deleting_shifts_in_bulk_lowers_each_doctor(team):
