@@ -130,6 +130,38 @@ def read_task_toml(folder: Path) -> dict[str, Any]:
     return data
 
 
+COMPOSED_KEYS = {"components", "app_wide", "interaction_checks"}
+
+
+def composed_measures(
+    meta: dict[str, Any], check_names: list[str], where: str, error: type[ValueError] = ValueError
+) -> dict[str, Any]:
+    """A composed task's structure, from its [composed] table: what it combines and what ties it together.
+
+    The table lists `components` (the single tasks combined, 3 to 5), `app_wide` (the one or two
+    features whose effect on the others the task grades) and `interaction_checks` (names of the
+    checks, or for django the test ids, that test such an effect); a composed task is `hard`.
+    """
+    table = meta["composed"]
+    if set(table) != COMPOSED_KEYS:
+        raise error(f"{where}: [composed] needs exactly {sorted(COMPOSED_KEYS)}, has {sorted(table)}")
+    if meta.get("difficulty") != "hard":
+        raise error(f'{where}: a composed task is hard; set difficulty = "hard"')
+    components, app_wide, interaction = (list(table[k]) for k in ("components", "app_wide", "interaction_checks"))
+    if not 3 <= len(components) <= 5 or not 1 <= len(app_wide) <= 2:
+        raise error(f"{where}: a composed task combines 3 to 5 components and 1 or 2 app-wide features")
+    unknown = [n for n in interaction if n not in check_names]
+    if unknown or not interaction:
+        raise error(f"{where}: interaction_checks must name checks of the task (unknown: {unknown})")
+    return {
+        "tier": "composed",
+        "components": components,
+        "app_wide": app_wide,
+        "interaction_checks": len(interaction),
+        "checks": len(check_names),
+    }
+
+
 async def collect_files(sb: Sandbox, paths: list[str]) -> dict[str, Any]:
     """The final state of a file deliverable: each path's text (None when it does not exist)."""
     files = await sb.read_files(list(paths))

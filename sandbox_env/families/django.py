@@ -8,6 +8,11 @@ solved), and optionally junk/ (plausible but wrong deliverables) and naive/ (bud
 tasks: correct results, too many queries; `budget_tests` and `hidden_budget_tests` in
 task.toml name the tests that count queries).
 
+The composed tier: a task with a [composed] table (`components`, the single tasks it
+combines; `app_wide`, the one or two features that change the others; `interaction_checks`,
+the test ids that test such a change) is one project over one domain; the table is read as
+every family reads it (base.composed_measures) into the row's measures, and the task is hard.
+
 Grading takes only the deliverable files out of the rollout. A fresh container gets the
 pristine tree plus those files; the suite (visible and hidden tests, each module emitted
 twice with look-alike canaries, see django_suite.py) travels on the runner's stdin and
@@ -73,7 +78,7 @@ from typing import Any
 
 from sandbox_env.families import django_evidence as evidence
 from sandbox_env.families import django_vary
-from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow, collect_files, read_task_toml
+from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow, collect_files, composed_measures, read_task_toml
 from sandbox_env.families.django_suite import Suite, make_suite
 from sandbox_env.grading.runs import Grader, ReportError
 from sandbox_env.sandbox import Sandbox
@@ -176,6 +181,7 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
         raise ValueError(f"{folder}: a task with budget tests needs naive/")
     vary = django_vary.normalize(meta.get("vary", []), str(folder))
     django_vary.validate(vary, hidden, meta["spec"], str(folder))
+    measures = _composed(meta, folder, ids) if "composed" in meta else {}
     return TaskRow(
         task_id=meta["id"],
         family=family,
@@ -195,7 +201,22 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
             "budget_tests": budget,
             **({"vary": vary, "spec": meta["spec"]} if vary else {}),
         },
+        measures=measures,
     )
+
+
+def _composed(meta: dict[str, Any], folder: Path, test_ids: list[str]) -> dict[str, Any]:
+    """A composed task's measures: its [composed] table read as every family reads it (families/base.py).
+
+    Its `components` are single django tasks beside it, its `interaction_checks` test ids
+    (`tests/...` or `hidden/...`, as pytest names them) that test an app-wide feature's
+    effect on a component.
+    """
+    measures = composed_measures(meta, test_ids, folder.name)
+    unknown = [c for c in measures["components"] if not (folder.parent / c / "task.toml").is_file() or c == folder.name]
+    if unknown:
+        raise ValueError(f"{folder.name}: [composed] components must be single tasks of the family (unknown: {unknown})")
+    return measures
 
 
 # -- canaries ------------------------------------------------------------------------------

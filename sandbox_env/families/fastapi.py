@@ -81,6 +81,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox_env.families.base import Grade, TaskRow, collect_files, read_task_toml
+from sandbox_env.families.base import composed_measures as base_composed_measures
 from sandbox_env.families.fastapi_checks import (
     CheckError,
     describe_request,
@@ -101,7 +102,6 @@ APP_PATH = "app.py"
 REQUEST_TIMEOUT = 10.0
 MIN_CHECKS, MAX_CHECKS = 2, 6
 CHECK_CAPS = {"single": MAX_CHECKS, "composed": 14}  # the most checks a task of each tier may have
-COMPOSED_KEYS = {"components", "app_wide", "interaction_checks"}
 
 PROMPT_TAIL = """\
 Deliverable: write the application to /workspace/app.py. The module must expose the
@@ -254,25 +254,8 @@ class FastAPIFamily:
 
 
 def composed_measures(meta: dict[str, Any], check_names: list[str], where: str) -> dict[str, Any]:
-    """A composed task's structure, from its [composed] table: what it combines and what ties it together."""
-    table = meta["composed"]
-    if set(table) != COMPOSED_KEYS:
-        raise CheckError(f"{where}: [composed] needs exactly {sorted(COMPOSED_KEYS)}, has {sorted(table)}")
-    if meta.get("difficulty") != "hard":
-        raise CheckError(f'{where}: a composed task is hard; set difficulty = "hard"')
-    components, app_wide, interaction = (list(table[k]) for k in ("components", "app_wide", "interaction_checks"))
-    if not 3 <= len(components) <= 5 or not 1 <= len(app_wide) <= 2:
-        raise CheckError(f"{where}: a composed task combines 3 to 5 components and 1 or 2 app-wide features")
-    unknown = [n for n in interaction if n not in check_names]
-    if unknown or not interaction:
-        raise CheckError(f"{where}: interaction_checks must name checks of the task (unknown: {unknown})")
-    return {
-        "tier": "composed",
-        "components": components,
-        "app_wide": app_wide,
-        "interaction_checks": len(interaction),
-        "checks": len(check_names),
-    }
+    """A composed task's structure, from its [composed] table (families/base.py reads it for every family)."""
+    return base_composed_measures(meta, check_names, where, CheckError)
 
 
 def _hosts_verdict(result: ExecResult, deadline: float) -> Verdict | None:

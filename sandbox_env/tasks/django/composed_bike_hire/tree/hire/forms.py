@@ -1,0 +1,1 @@
+"""HireForm: write it (see the task)."""

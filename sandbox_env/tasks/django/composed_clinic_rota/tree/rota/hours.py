@@ -1,0 +1,1 @@
+"""Keeps Doctor.rostered_hours right and sends the shift messages: write it (see the task)."""

@@ -1,0 +1,7 @@
+"""Where the clinic sends its messages. The tests read OUTBOX."""
+
+OUTBOX = []
+
+
+def notify(message):
+    OUTBOX.append(message)

@@ -1,0 +1,46 @@
+from django.db import IntegrityError, transaction
+from django.db.models import Count, F, Max
+
+from rota.models import Doctor, Shift
+
+
+class RotaError(Exception):
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def assign(doctor_id, day, hours, ward):
+    if not 1 <= hours <= 12:
+        raise RotaError("bad_hours")
+    doctor = Doctor.objects.filter(pk=doctor_id).first()
+    if doctor is None:
+        raise RotaError("unknown_doctor")
+    if doctor.rostered_hours + hours > doctor.max_hours:
+        raise RotaError("over_hours")
+    try:
+        with transaction.atomic():
+            shift = Shift.objects.create(doctor=doctor, day=day, hours=hours, ward=ward)
+            Doctor.objects.filter(pk=doctor.pk).update(rostered_hours=F("rostered_hours") + hours)
+            return shift
+    except IntegrityError:
+        raise RotaError("double_booked") from None
+
+
+def assign_week(items):
+    with transaction.atomic():
+        return [assign(*item) for item in items]
+
+
+def rota_report():
+    doctors = Doctor.objects.annotate(shift_count=Count("shifts"), last_day=Max("shifts__day")).order_by("name")
+    return [
+        {
+            "doctor": d.name,
+            "rostered_hours": d.rostered_hours,
+            "free_hours": d.max_hours - d.rostered_hours,
+            "shifts": d.shift_count,
+            "last_day": d.last_day,
+        }
+        for d in doctors
+    ]

@@ -1,0 +1,1 @@
+"""BookingForm: write it (see the task)."""

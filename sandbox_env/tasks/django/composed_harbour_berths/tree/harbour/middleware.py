@@ -1,0 +1,1 @@
+"""HarbourMiddleware: write it (see the task)."""

@@ -1,0 +1,1 @@
+"""WeekConverter: write it (see the task)."""

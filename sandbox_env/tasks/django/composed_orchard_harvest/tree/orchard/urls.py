@@ -1,0 +1,1 @@
+"""The routes of the orchard app: write them (see the task)."""

@@ -1,0 +1,1 @@
+"""week_report and orchard_detail: write them (see the task)."""
