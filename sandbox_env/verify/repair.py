@@ -498,19 +498,21 @@ def _reference_files(row: TaskRow) -> dict[str, str]:
     return {p: VERIFIER.solution_files(folder)[p] for p in row.collect}
 
 
-def control_lines(controls: dict[str, list[Any]]) -> list[str]:
-    """A line per failing task (its failing controls), then the alt answers' count: graded, below 1.0."""
+def control_lines(controls: dict[str, list[Any]], family_of: dict[str, str]) -> list[str]:
+    """A line per failing task (its failing controls), then per family the alt answers graded and those below 1.0."""
     lines = []
     for task_id, cs in sorted(controls.items()):
         bad = [f"{c.name}={c.score:.2f}: {c.detail}" for c in cs if not c.ok]
         if bad:
             lines.append(f"  {task_id} FAIL: {'; '.join(bad)[:400]}")
-    alts = [c for cs in controls.values() for c in cs if c.name.startswith("alt_")]
-    with_alts = sum(any(c.name.startswith("alt_") for c in cs) for cs in controls.values())
-    lines.append(
-        f"repair alt answers: {len(alts)} graded under {with_alts} repair tasks, "
-        f"{sum(not c.ok for c in alts)} below 1.0 or faulted"
-    )
+    for family in sorted(set(family_of.values())):
+        mine = [cs for task_id, cs in controls.items() if family_of[task_id] == family]
+        alts = [c for cs in mine for c in cs if c.name.startswith("alt_")]
+        with_alts = sum(any(c.name.startswith("alt_") for c in cs) for cs in mine)
+        lines.append(
+            f"repair alt answers, {family}: {len(alts)} graded under {with_alts} of {len(mine)} repair tasks, "
+            f"{sum(not c.ok for c in alts)} below 1.0 or faulted"
+        )
     return lines
 
 
@@ -526,7 +528,7 @@ def main_reverify(rows: list[TaskRow], concurrency: int = 2) -> int:
     finally:
         backend.teardown()
     failing = [k for k, cs in controls.items() if not all(c.ok for c in cs)]
-    for line in control_lines(controls):
+    for line in control_lines(controls, {r.task_id: r.family for r in rows}):
         print(line)
     print(f"repair tasks: {len(rows) - len(failing)}/{len(rows)} verified again ({time.perf_counter() - t0:.0f} s)")
     return 1 if failing else 0
