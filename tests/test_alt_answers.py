@@ -1,9 +1,10 @@
 """The hand-written tasks' alternative correct answers (`alt_*`), checked on the host: no Docker.
 
 `build_tasks.py --verify` grades every alt through the real path and fails when one scores
-below 1.0; these tests keep the set from shrinking unnoticed and keep each alt a real second
-route: a copy of the reference (or of another alt) proves nothing about the grader's
-tolerance of another way of writing the answer.
+below 1.0, and grades a repair task's base alts under the repair row (verify/repair.py); these
+tests keep the set from shrinking unnoticed and keep each alt a real second route: a copy of
+the reference (or of another alt) proves nothing about the grader's tolerance of another way
+of writing the answer.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import ast
 
 import pytest
 
-from sandbox_env.verify.compile import task_folders
-from sandbox_env.verify.variants import variants
+from sandbox_env.verify.compile import compile_all, task_folder, task_folders
+from sandbox_env.verify.variants import alt_names, variants
 
-MINIMUM = {"orm": 20, "fastapi": 20}  # django: every task
+MINIMUM = {"orm": 20, "fastapi": 20, "django": 20}  # django also: every hand-written task has one
 
 
 def _shape(source: str) -> str:
@@ -30,10 +31,27 @@ def _reference(family: str, folder) -> dict[str, str]:
     return {"reference.py": (folder / "reference.py").read_text()}
 
 
-@pytest.mark.parametrize("family", ["orm", "fastapi"])
-def test_at_least_twenty_tasks_of_the_family_have_an_alt_answer(family):
+@pytest.fixture(scope="module")
+def repairs() -> list:
+    return [r for r in compile_all() if r.source == "repair"]
+
+
+@pytest.mark.parametrize("family", ["orm", "fastapi", "django"])
+def test_at_least_twenty_tasks_of_the_family_have_an_alt_answer(family, repairs):
+    """Hand-written tasks with an alt, and repair tasks whose base has one (graded under the repair row)."""
     with_alts = [f.name for f in task_folders(family) if variants(family, f)]
+    with_alts += [r.task_id for r in repairs if r.family == family and r.measures["alts"]]
     assert len(with_alts) >= MINIMUM[family], (family, len(with_alts))
+
+
+def test_every_repair_row_names_its_base_tasks_alts(repairs):
+    """measures["alts"] is the base folder's alt_* answers at compile time (none for a generated base)."""
+    assert repairs, "no repair tasks stored"
+    for r in repairs:
+        assert r.measures["alts"] == alt_names(r.family, task_folder(r.family, r.base_task)), r.task_id
+        assert r.measures["alts"] == sorted(variants(r.family, task_folder(r.family, r.base_task))), r.task_id
+    for family in ("orm", "fastapi", "django"):
+        assert any(r.measures["alts"] for r in repairs if r.family == family), family
 
 
 def test_every_django_task_has_an_alt_answer_writing_every_deliverable():

@@ -4,7 +4,9 @@ For one stored repair task of each family: the re-verification path of the comma
 (verify/repair.py `reverify`: the base reference 1.0, the broken files below 1.0 through
 the family's real grader, orm on every admitted fixture variant), a rollout that leaves the
 broken deliverable as set up (the null policy of a repair task: below 1.0, never a harness
-fault), and a rollout that plays the base task's reference (1.0).
+fault), and a rollout that plays the base task's reference (1.0). For one repair of each family
+whose base has alt_* answers: each alt graded under the repair row (1.0 on every variant the row
+admits), and a planted "alt" that is the broken deliverable failing its control.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pytest
 from sandbox_env.generate import repair_store
 from sandbox_env.verify import reference_calls
 from sandbox_env.verify.compile import compile_all
-from sandbox_env.verify.repair import reverify
+from sandbox_env.verify.repair import alt_answers, reverify, reverify_controls
 from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker
@@ -60,3 +62,33 @@ async def test_the_broken_deliverable_as_set_up_loses_and_the_reference_wins(bac
             if task.family == "orm":  # setup ran the broken cell: `result` is its answer, not missing
                 assert run.final["result"] != {"missing": True}
                 assert task.files[repair_store.ORM_CELL] in task.prompt or "/workspace/query.py" in task.prompt
+
+
+def _sample_with_alts() -> list:
+    rows = [r for r in compile_all() if r.source == "repair" and r.measures["alts"]]
+    return [sorted((r for r in rows if r.family == f), key=lambda r: r.task_id)[0] for f in ("orm", "fastapi", "django")]
+
+
+def _broken_files(task) -> dict[str, str]:
+    paths = [repair_store.ORM_CELL] if task.family == "orm" else task.collect
+    return {p: task.files[p] for p in paths}
+
+
+async def test_the_base_alts_score_full_under_a_repair_row_and_a_planted_wrong_alt_fails(backend, image):
+    sample = _sample_with_alts()
+    answers = {}
+    for task in sample:
+        alts = alt_answers(task)
+        assert sorted(alts) == task.measures["alts"], task.task_id
+        answers[task.task_id] = {**alts, "alt_planted_broken": _broken_files(task)}
+    controls = await reverify_controls(backend, image, sample, concurrency=2, alts=answers)
+    for task in sample:
+        by_name = {c.name: c for c in controls[task.task_id]}
+        assert set(by_name) == {"reference", "broken", "alt_planted_broken", *task.measures["alts"]}, task.task_id
+        for name in ("reference", "broken", *task.measures["alts"]):
+            assert by_name[name].ok, (task.task_id, name, by_name[name].score, by_name[name].detail)
+        for name in task.measures["alts"]:
+            assert by_name[name].score == 1.0, (task.task_id, name)
+        planted = by_name["alt_planted_broken"]
+        assert not planted.ok and planted.score < 1.0, (task.task_id, planted.detail)
+        assert "alt_planted_broken scores" in planted.detail

@@ -18,6 +18,7 @@ starts as the broken answer: the null policy of a repair task is the broken code
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +76,12 @@ def _django_prompt(prompt: str) -> str:
     return prompt.replace("(each present now as a stub)", "(each present now, some with a broken implementation)")
 
 
-def compile_repair(record: dict[str, Any], base: TaskRow) -> TaskRow:
-    """The repair task's row: the base task's grading, the broken files in /workspace, the report in the prompt."""
+def compile_repair(record: dict[str, Any], base: TaskRow, alts: Sequence[str] = ()) -> TaskRow:
+    """The repair task's row: the base task's grading, the broken files in /workspace, the report in the prompt.
+
+    `alts`: the names of the base task's alt_* answers (correct answers written another way, which
+    are correct answers of the repair too); they go into `measures["alts"]`.
+    """
     family = base.family
     broken = dict(record["files"])
     grading = dict(base.grading)
@@ -102,6 +107,6 @@ def compile_repair(record: dict[str, Any], base: TaskRow) -> TaskRow:
         split=base.split,
         signature=f"repair:{base.signature or base.task_id}",
         fixture_seeds=list(base.fixture_seeds),
-        measures={**record["measures"], "base_task": record["base_task"], "kind": record["kind"]},
+        measures={**record["measures"], "base_task": record["base_task"], "kind": record["kind"], "alts": list(alts)},
         base_task=record["base_task"],
     )

@@ -14,6 +14,7 @@ from sandbox_env.generate.repair_store import REPAIR_FILE, compile_repair
 from sandbox_env.generate.repair_store import read as read_repairs
 from sandbox_env.generate.store import GENERATED_FILE
 from sandbox_env.generate.store import read as read_generated
+from sandbox_env.verify.variants import alt_names
 
 
 def task_folder(family: str, task_id: str) -> Path:
@@ -36,7 +37,12 @@ def compile_generated(path: Path = GENERATED_FILE) -> list[TaskRow]:
 def compile_repairs(
     bases: dict[str, TaskRow], families: tuple[str, ...] = FAMILY_NAMES, path: Path = REPAIR_FILE
 ) -> list[TaskRow]:
-    """The verified repair tasks (generate/repair_store.py's file) of `families` over their base tasks' rows."""
+    """The verified repair tasks (generate/repair_store.py's file) of `families` over their base tasks' rows.
+
+    Each row's `measures["alts"]` names its base task's alt_* answers (read from the base's folder here,
+    never stored): correct answers written another way, which `build_tasks.py --verify` grades under the
+    repair row (verify/repair.py).
+    """
     out = []
     for record in read_repairs(path):
         if record["family"] not in families:
@@ -44,7 +50,8 @@ def compile_repairs(
         base = bases.get(record["base_task"])
         if base is None:
             raise ValueError(f"repair task {record['task_id']}: its base task {record['base_task']} is not compiled")
-        out.append(compile_repair(record, base))
+        alts = alt_names(record["family"], task_folder(record["family"], record["base_task"]))
+        out.append(compile_repair(record, base, alts))
     return out
 
 

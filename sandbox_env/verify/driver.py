@@ -5,8 +5,9 @@
     python build_tasks.py --verify --family orm --task orm_agg_01 --concurrency 4
     python build_tasks.py --verify --mutants  # also every reference's mutants (sandbox_env/verify/sensitivity.py)
 
-Generated orm tasks and repair tasks are verified by their own re-verification
-(verify/generated.py, verify/repair.py): the stored answers graded again in the image.
+Generated orm tasks, repair tasks and composed tasks are verified by their own re-verification
+(verify/generated.py, verify/repair.py, verify/compose.py): the stored answers graded again in the
+image; a repair task's base alt_* answers are graded under the repair row too (controls alt_<name>).
 
 Each family's verifier (sandbox_env/verify/<family>.py) returns controls for a task and
 summarizes the family; a task whose controls fail does not ship.

@@ -20,6 +20,11 @@ Verified by execution, like every task:
   of its singles' failing checks or tests must meet the pair's (repair_logic.combination_visible).
 Then dedup and at most CAP_PER_REFERENCE per reference (repair_logic.select).
 
+`build_tasks.py --verify` grades every stored repair again (reverify_controls): the base's
+reference 1.0, the broken files below 1.0, and the base task's alt_* answers (correct answers
+written another way, named in the row's measures["alts"]) 1.0 under the repair row, each alt
+its own control `alt_<name>`.
+
 Resumable: lines already in the store are kept; a reference that has its cap is skipped; the
 store is written after every reference (fastapi, django) or every batch (orm).
 """
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import time
 from pathlib import Path
 from typing import Any
@@ -353,44 +359,132 @@ async def run_graded(
 
 # -- verifying the stored tasks again (build_tasks.py --verify) ----------------------------------
 
+Answers = dict[str, dict[str, dict[str, str]]]  # {repair task id: {alt name: {path: text}}}
 
-async def reverify(backend: Any, image: str, rows: list[TaskRow], concurrency: int = 2) -> dict[str, list[str]]:
-    """Every repair row graded again: its reference 1.0 (once per base), its broken files below 1.0; problems by id."""
+
+def alt_answers(row: TaskRow) -> dict[str, dict[str, str]]:
+    """The repair row's correct answers written another way: its base task's alt_* answers, by name.
+
+    Each is the files the model would leave: orm {query.py: the cell, whose `result` is graded},
+    fastapi {app.py: the app}, django every collected deliverable (the reference's, replaced by
+    the alt folder's). A base with no folder (a generated orm task) has none.
+    """
+    from sandbox_env.verify.compile import task_folder
+    from sandbox_env.verify.variants import variants
+
+    folder = task_folder(row.family, row.base_task)
+    found = variants(row.family, folder)
+    if row.family == "orm":
+        return {name: {repair_store.ORM_CELL: code} for name, code in found.items()}
+    if row.family == "fastapi":
+        return {name: {"app.py": code} for name, code in found.items()}
+    reference = _reference_files(row)
+    return {name: {p: files.get(p, reference[p]) for p in row.collect} for name, files in found.items()}
+
+
+async def _orm_alt_control(row: TaskRow, name: str, rows_by_variant: dict[int, Any]) -> Any:
+    """An orm alt answer's control: 1.0 on every fixture variant the repair row admits."""
+    from sandbox_env.verify.base import Control
+
+    scores = await _orm_scores(row, rows_by_variant)
+    bad = []
+    for v, s in scores.items():
+        if s != 1.0:
+            got = rows_by_variant[v]
+            bad.append(
+                f"{name} scores {s} on variant {v}" + (f" ({str(got.get('error'))[:160]})" if isinstance(got, dict) else "")
+            )
+    detail = "; ".join(bad) or f"1.0 on {len(scores)} fixture variants"
+    return Control(name, min(scores.values(), default=0.0), bool(scores) and not bad, detail)
+
+
+def _grade_detail(name: str, g: Any) -> str:
+    failing = [f"{c['name']}: {c['detail']}" for c in g.checks if not c["passed"]][:2]
+    return f"{name} scores {g.score} ({g.scoring_error or g.reason})" + (" | " + " | ".join(failing) if failing else "")
+
+
+async def reverify_controls(
+    backend: Any, image: str, rows: list[TaskRow], concurrency: int = 2, alts: Answers | None = None
+) -> dict[str, list[Any]]:
+    """Every repair row graded again, as controls by id, each of which must come out as stated.
+
+    `reference`: the base task's reference 1.0 (graded once per base; orm on every admitted
+    fixture variant); `broken`: the stored broken files below 1.0 with no scoring error or tamper
+    flag; `alt_<name>`: each correct answer written another way (`alts`, by default the base
+    task's alt_* answers, `alt_answers`) graded under the repair row exactly as the reference:
+    orm on every variant the row admits, fastapi and django through grade_final with the row's
+    own draw of values; 1.0 with no scoring error or tamper flag.
+    """
     from sandbox_env.grading.runs import Grader
     from sandbox_env.verify import reference_calls
+    from sandbox_env.verify.base import Control
 
-    problems: dict[str, list[str]] = {r.task_id: [] for r in rows}
+    answers: Answers = {r.task_id: alt_answers(r) for r in rows} if alts is None else alts
+    controls: dict[str, list[Any]] = {r.task_id: [] for r in rows}
     orm = [r for r in rows if r.family == "orm"]
     if orm:
         cells: dict[str, tuple[str, list[int]]] = {}
+        alt_keys: dict[tuple[str, str], str] = {}
         for r in orm:
             vs = sorted(int(k) for k in r.grading["fixture_variants"])
             cells[f"{r.task_id}|broken"] = (r.files[repair_store.ORM_CELL], vs)
             cells[f"{r.base_task}|ref"] = (reference_calls("orm", r.base_task)[0]["args"]["code"], vs)
+            for name, files in answers.get(r.task_id, {}).items():
+                code = files[repair_store.ORM_CELL]
+                key = f"{r.base_task}|{name}|{hashlib.sha256(code.encode()).hexdigest()[:12]}"
+                alt_keys[r.task_id, name] = key
+                cells[key] = (code, vs)
         got = await _orm_rows(backend, image, cells, concurrency)
         for r in orm:
             ref = await _orm_scores(r, got[f"{r.base_task}|ref"])
+            bad = [f"the reference scores {s} on variant {v}" for v, s in ref.items() if s != 1.0]
+            controls[r.task_id].append(
+                Control("reference", min(ref.values(), default=0.0), bool(ref) and not bad, "; ".join(bad))
+            )
             broken = await _orm_scores(r, got[f"{r.task_id}|broken"])
-            problems[r.task_id] += [f"the reference scores {s} on variant {v}" for v, s in ref.items() if s != 1.0]
-            problems[r.task_id] += [f"the broken cell scores {s} on variant {v}" for v, s in broken.items() if s >= 1.0]
+            bad = [f"the broken cell scores {s} on variant {v}" for v, s in broken.items() if s >= 1.0]
+            controls[r.task_id].append(
+                Control("broken", max(broken.values(), default=1.0), bool(broken) and not bad, "; ".join(bad))
+            )
+            for name in answers.get(r.task_id, {}):
+                controls[r.task_id].append(await _orm_alt_control(r, name, got[alt_keys[r.task_id, name]]))
     graded = [r for r in rows if r.family in ("fastapi", "django")]
     if graded:
         grader = Grader(backend, image)
         sem = asyncio.Semaphore(concurrency)
         refs: dict[str, Any] = {}
 
+        async def alt(r: TaskRow, name: str, files: dict[str, str]) -> Any:
+            g = await _grade(r, files, grader, sem)
+            ok = g.score == 1.0 and not g.scoring_error and not g.tampered
+            return Control(name, g.score, ok, "" if ok else _grade_detail(name, g))
+
         async def one(r: TaskRow) -> None:
             if r.base_task not in refs:
                 refs[r.base_task] = asyncio.ensure_future(_grade(r, _reference_files(r), grader, sem))
-            broken = await _grade(r, {p: r.files[p] for p in r.collect}, grader, sem)
+            mine = answers.get(r.task_id, {})
+            broken, *alt_controls = await asyncio.gather(
+                _grade(r, {p: r.files[p] for p in r.collect}, grader, sem), *(alt(r, n, f) for n, f in mine.items())
+            )
             ref = await refs[r.base_task]
-            if ref.score != 1.0:
-                problems[r.task_id].append(f"the reference scores {ref.score} ({ref.scoring_error or ref.reason})")
-            if not _broken(broken):
-                problems[r.task_id].append(f"the broken files score {broken.score} ({broken.scoring_error or broken.reason})")
+            ok = ref.score == 1.0 and not ref.scoring_error and not ref.tampered
+            detail = "" if ok else f"the reference scores {ref.score} ({ref.scoring_error or ref.reason})"
+            controls[r.task_id].append(Control("reference", ref.score, ok, detail))
+            ok = _broken(broken)
+            detail = "" if ok else f"the broken files score {broken.score} ({broken.scoring_error or broken.reason})"
+            controls[r.task_id].append(Control("broken", broken.score, ok, detail))
+            controls[r.task_id] += alt_controls
 
         await asyncio.gather(*(one(r) for r in graded))
-    return problems
+    return controls
+
+
+async def reverify(
+    backend: Any, image: str, rows: list[TaskRow], concurrency: int = 2, alts: Answers | None = None
+) -> dict[str, list[str]]:
+    """reverify_controls as problems by id: what each failing control found (empty when every one holds)."""
+    controls = await reverify_controls(backend, image, rows, concurrency, alts)
+    return {task_id: [c.detail for c in cs if not c.ok] for task_id, cs in controls.items()}
 
 
 def _reference_files(row: TaskRow) -> dict[str, str]:
@@ -404,6 +498,24 @@ def _reference_files(row: TaskRow) -> dict[str, str]:
     return {p: VERIFIER.solution_files(folder)[p] for p in row.collect}
 
 
+def control_lines(controls: dict[str, list[Any]], family_of: dict[str, str]) -> list[str]:
+    """A line per failing task (its failing controls), then per family the alt answers graded and those below 1.0."""
+    lines = []
+    for task_id, cs in sorted(controls.items()):
+        bad = [f"{c.name}={c.score:.2f}: {c.detail}" for c in cs if not c.ok]
+        if bad:
+            lines.append(f"  {task_id} FAIL: {'; '.join(bad)[:400]}")
+    for family in sorted(set(family_of.values())):
+        mine = [cs for task_id, cs in controls.items() if family_of[task_id] == family]
+        alts = [c for cs in mine for c in cs if c.name.startswith("alt_")]
+        with_alts = sum(any(c.name.startswith("alt_") for c in cs) for cs in mine)
+        lines.append(
+            f"repair alt answers, {family}: {len(alts)} graded under {with_alts} of {len(mine)} repair tasks, "
+            f"{sum(not c.ok for c in alts)} below 1.0 or faulted"
+        )
+    return lines
+
+
 def main_reverify(rows: list[TaskRow], concurrency: int = 2) -> int:
     """build_tasks.py --verify for repair tasks: the chosen ones verified again; prints counts and time."""
     from sandbox_env.rollout.image import ensure_image
@@ -412,12 +524,12 @@ def main_reverify(rows: list[TaskRow], concurrency: int = 2) -> int:
     backend = make_backend()
     t0 = time.perf_counter()
     try:
-        problems = asyncio.run(reverify(backend, ensure_image(), rows, concurrency))
+        controls = asyncio.run(reverify_controls(backend, ensure_image(), rows, concurrency))
     finally:
         backend.teardown()
-    failing = {k: v for k, v in problems.items() if v}
-    for task_id, bad in sorted(failing.items()):
-        print(f"  {task_id} FAIL: {'; '.join(bad)[:300]}")
+    failing = [k for k, cs in controls.items() if not all(c.ok for c in cs)]
+    for line in control_lines(controls, {r.task_id: r.family for r in rows}):
+        print(line)
     print(f"repair tasks: {len(rows) - len(failing)}/{len(rows)} verified again ({time.perf_counter() - t0:.0f} s)")
     return 1 if failing else 0
 

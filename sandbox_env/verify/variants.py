@@ -28,6 +28,15 @@ ALT_TIMEOUT = 60
 VARY_DRAWS = 3  # gradings per variant of a fastapi task with [[vary]]
 
 
+def alt_names(family: str, folder: Path) -> list[str]:
+    """The names of the task folder's alt answers (none for a folder that does not exist, e.g. a generated task's)."""
+    if family in ("orm", "fastapi"):
+        return sorted(p.stem for p in folder.glob("alt_*.py"))
+    if family == "django":
+        return sorted(p.name for p in folder.glob("alt_*") if p.is_dir())
+    return []
+
+
 def variants(family: str, folder: Path, kind: str = "alt") -> dict[str, Any]:
     """The task's alt (or wrong) answers by name: source text (orm, fastapi) or {path: text} (django)."""
     if family in ("orm", "fastapi"):
