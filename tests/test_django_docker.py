@@ -15,6 +15,7 @@ from sandbox_env.verify.scripted import scripted_rollout
 
 TASKS = TASKS_DIR / "django"
 FOLDERS = sorted(p for p in TASKS.iterdir() if (p / "task.toml").is_file())
+WITH_JUNK = [p for p in FOLDERS if (p / "junk").is_dir()]  # plausible but wrong deliverables (not every task keeps one)
 DJ04 = TASKS / "dj04"
 
 NAIVE = (DJ04 / "naive" / "library" / "reports.py").read_text()
@@ -128,7 +129,7 @@ def _task(folder: Path = DJ04):
 async def test_empty_and_junk_modules_fail_without_tripping_tampered_or_scoring_error(grader):
     tasks = {f.name: _task(f) for f in FOLDERS}
     runs = [(t.task_id, "empty", {p: "" for p in t.collect}) for t in tasks.values()]
-    runs += [(f.name, "junk", {**VERIFIER.solution_files(f), **VERIFIER.solution_files(f, "junk")}) for f in FOLDERS[:3]]
+    runs += [(f.name, "junk", {**VERIFIER.solution_files(f), **VERIFIER.solution_files(f, "junk")}) for f in WITH_JUNK[:3]]
     grades = await _gather([FAMILY.grade({"files": files}, tasks[tid], grader) for tid, _, files in runs])
     for (tid, kind, _), grade in zip(runs, grades, strict=True):
         assert grade.score == 0.0, (tid, kind)
