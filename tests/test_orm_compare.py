@@ -182,10 +182,13 @@ def test_grade_without_a_probe_is_a_harness_fault():
 def test_grading_a_large_answer_takes_well_under_a_third_of_a_cpu_second():
     expected = [[f"title {i}", i, f"{i}.50", i / 7, i % 2 == 0, None] for i in range(2000)]
     shuffled = tag(expected[::-1])
-    t0 = time.process_time()  # CPU time: a busy machine does not change it
+    asyncio.run(FAMILY.grade({"result": tag(expected[:2])}, _task(expected[:2]), None))  # lazy imports paid first
+    # this thread's CPU time: a busy machine does not change it, and threads other tests left in
+    # the process (an engine's event stream, a reaper) do not count toward it
+    t0 = time.thread_time()
     for tagged in (tag(expected), shuffled):
         asyncio.run(FAMILY.grade({"result": tagged}, _task(expected), None))
-    assert time.process_time() - t0 < 0.3
+    assert time.thread_time() - t0 < 0.3
 
 
 MALFORMED_PROBES = {
