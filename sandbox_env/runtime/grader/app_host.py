@@ -55,11 +55,22 @@ import select  # noqa: E402
 import threading  # noqa: E402
 import traceback  # noqa: E402
 
+# FastAPI, Starlette, pydantic, uvicorn, and what they import lazily on the first app, first schema or
+# first request of a process (anyio's backend and streams, pydantic.v1, which FastAPI's compat layer
+# imports when the first route is added: about half of a small app's import), which every session's
+# child would otherwise pay again. Modules only: importing them starts no thread and builds no app,
+# so the fork hands the child nothing but loaded code.
+import anyio._backends._asyncio  # noqa: E402, F401
+import anyio.streams.memory  # noqa: E402, F401
+import anyio.streams.stapled  # noqa: E402, F401
+import anyio.streams.tls  # noqa: E402, F401
 import fastapi  # noqa: E402, F401
 import fastapi.responses  # noqa: E402, F401
 import fastapi.security  # noqa: E402, F401
 import fastapi.sse  # noqa: E402, F401
 import pydantic  # noqa: E402, F401
+import pydantic._internal._dataclasses  # noqa: E402, F401
+import pydantic.v1  # noqa: E402, F401
 import python_multipart  # noqa: E402, F401
 import starlette.middleware.base  # noqa: E402, F401
 import uvicorn  # noqa: E402

@@ -78,7 +78,6 @@ import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 
-import httpx  # noqa: E402
 from clock import CLK_TCK, sched, side_cpu, starved  # noqa: E402
 from report_channel import grader_output_tail, open_channel  # noqa: E402
 
@@ -191,6 +190,9 @@ def _start_host() -> tuple[subprocess.Popen, int, Lines, Lines]:
 
 
 host, host_cmd_fd, replies, events = _start_host()
+# httpx after the host has started: on a cold container its import overlaps the host's (FastAPI's) imports
+import httpx  # noqa: E402
+
 WAKE_R, WAKE_W = os.pipe()  # a finished request wakes the waiting main thread
 os.set_blocking(WAKE_R, False)
 os.set_blocking(WAKE_W, False)
