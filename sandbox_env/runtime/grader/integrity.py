@@ -428,6 +428,10 @@ class Guard:
         self.recorder = recorder
         self.frozen = frozen
         self.workspace = workspace
+        # where the frozen tests were written, resolved once, before any code under test runs: a link
+        # swapped in later cannot make another file count as a frozen test, and the per-test check
+        # pays no path walks (each a round trip to the image's file server)
+        self.frozen_paths = frozenset(os.path.realpath(os.path.join(workspace, p)) for p in frozen)
         self.problems: list[str] = []
         self.watched: dict[str, list[Any]] = {}
         self.hashes: dict[str, str] = {}
@@ -559,13 +563,10 @@ class Guard:
         return (
             code is not None
             and module is not None
-            and code.co_filename in self._frozen_paths()
+            and code.co_filename in self.frozen_paths
             and os.path.realpath(getattr(module, "__file__", "") or "/") == code.co_filename
             and getattr(module, fn.__name__, None) is not None
         )
-
-    def _frozen_paths(self) -> set[str]:
-        return {os.path.realpath(os.path.join(self.workspace, p)) for p in self.frozen}
 
     def _check_plugins(self) -> None:
         pm = self.pluginmanager

@@ -27,12 +27,52 @@ import traceback
 
 os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only the plugins named below
 
-# Trusted libraries first: a runner started ahead of time imports them while it waits.
+# Trusted libraries first: a runner started ahead of time imports them while it waits, the grader's
+# own modules (the integrity guard and the recorder) among them, before any workspace is importable.
+import importlib  # noqa: E402
+
 import django.test  # noqa: E402, F401
+import integrity  # noqa: E402
 import observations  # noqa: E402 - the frozen tests import it: bound now, before any code under test
 import pytest  # noqa: E402, F401
 import pytest_django.plugin  # noqa: E402, F401
+import pytest_report_plugin  # noqa: E402, F401
 from report_channel import grader_output_tail, open_channel  # noqa: E402
+
+# What every grading imported after its request, imported while it waits too (about a hundred
+# modules: pytest's default plugins, the sqlite backend and the migration machinery that creates the
+# test database, and what they use). Modules only: no settings are read, no connection is made.
+FIRST_USE_MODULES = (
+    *(f"_pytest.{name}" for name in integrity.PYTEST_PLUGINS),
+    "django.core.cache.backends.db",
+    "django.core.cache.backends.locmem",
+    "django.core.management.commands.createcachetable",
+    "django.core.management.commands.migrate",
+    "django.db.backends.sqlite3.base",
+    "django.db.backends.sqlite3.client",
+    "django.db.backends.sqlite3.creation",
+    "django.db.backends.sqlite3.features",
+    "django.db.backends.sqlite3.introspection",
+    "django.db.backends.sqlite3.operations",
+    "django.db.backends.sqlite3.schema",
+    "django.db.migrations.autodetector",
+    "django.db.migrations.executor",
+    "django.db.migrations.loader",
+    "django.db.migrations.optimizer",
+    "django.db.migrations.questioner",
+    "django.db.models.sql.compiler",
+    "django.utils.translation.reloader",
+    "multiprocessing.reduction",
+    "pdb",
+    "sqlparse",
+    "statistics",
+    "xml.etree.ElementTree",
+)
+for _name in FIRST_USE_MODULES:
+    try:
+        importlib.import_module(_name)
+    except ImportError:  # another pytest or Django may lack one: it is imported on first use, as before
+        pass
 
 channel, request = open_channel()
 WORKSPACE = "/workspace"
