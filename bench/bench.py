@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME  # noqa: E402
 from sandbox_env.rollout.image import ensure_image  # noqa: E402
 from sandbox_env.sandbox.docker import DockerBackend, docker_client  # noqa: E402
 from sandbox_env.sandbox.docker.labels import LABEL, LABEL_CLIENT  # noqa: E402
@@ -104,6 +105,7 @@ async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: di
         await backend.delete(sid)
     cold = statistics.median(times)
     record("sandbox ready, cold (create+start+agent)", ms(cold), f"{cold / floors['sdk_create_start']:.2f}x raw SDK create+start")
+    cold_start_parts(image, n)
 
     pool = backend.warm_pool(image, 4)
     await pool.start()
@@ -137,6 +139,49 @@ async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: di
         mem = stats["memory_stats"].get("usage", 0) - stats["memory_stats"].get("stats", {}).get("inactive_file", 0)
         record("memory of an idle sandbox (agent + session)", f"{mem / 2**20:.1f} MiB", "")
     return {"cold": cold, "pool": warm, "bash": bash, "code": code}
+
+
+# what a fresh container runs in each rung of the cold start's ladder (the sandbox's hardened spec, its user)
+COLD_LADDER = (
+    ("a container that runs `true`", ["true"]),
+    ("+ the first Python of the container (`python -S -c pass`)", [CONTAINER_PYTHON, "-S", "-c", "pass"]),
+    (
+        "+ the agent's imports and set-up (no request)",
+        [CONTAINER_PYTHON, "-S", "-c", f"import sys; sys.path.insert(0, {CONTAINER_RUNTIME!r}); import agent"],
+    ),
+)
+
+
+def cold_start_parts(image: str, n: int) -> None:
+    """The cold start taken apart: fresh containers of the sandbox's spec run to their exit, each rung one
+    more step of what the agent does before its first reply, so the differences are those steps' costs
+    in a container that has read nothing through its file server yet."""
+    from sandbox_env.constants import SANDBOX_USER, WORKSPACE
+    from sandbox_env.sandbox.docker.spec import container_spec
+    from sandbox_env.sandbox.types import Limits
+
+    dc = docker_client()
+    base = None
+    for name, argv in COLD_LADDER:
+        times = []
+        for _ in range(n):
+            spec = container_spec(image, Limits(), {LABEL: "bench"}, "bench")
+            spec.update(command=argv, stdin_open=False, user=SANDBOX_USER, working_dir=WORKSPACE, cap_add=[], auto_remove=False)
+            spec.pop("detach", None)
+            t0 = time.perf_counter()
+            c = dc.containers.create(**spec)
+            try:
+                c.start()
+                status = c.wait(timeout=120)
+                times.append(time.perf_counter() - t0)
+            finally:
+                c.remove(force=True)
+            if status.get("StatusCode") != 0:
+                raise RuntimeError(f"{name}: {argv} exited with {status}")
+        median = statistics.median(times)
+        step = "" if base is None else f"+{(median - base) * 1000:.1f} ms over the rung above"
+        record(f"  cold start ladder: {name}", ms(median), step)
+        base = median
 
 
 # seconds between a prewarmed pool's refill and the grading timed on it: its grader program's imports
