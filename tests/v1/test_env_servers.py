@@ -105,15 +105,18 @@ class ConnectProxy:
                 if rest:
                     upstream.sendall(rest)
                 ends = [conn, upstream]
-                while True:
-                    ready, _, _ = select.select(ends, [], [], 300)
-                    if not ready:
-                        return
-                    for end in ready:
-                        data = end.recv(65536)
-                        if not data:
+                try:
+                    while True:
+                        ready, _, _ = select.select(ends, [], [], 300)
+                        if not ready:
                             return
-                        (upstream if end is conn else conn).sendall(data)
+                        for end in ready:
+                            data = end.recv(65536)
+                            if not data:
+                                return
+                            (upstream if end is conn else conn).sendall(data)
+                except OSError:  # one end went away (a reset, a closed pipe): the tunnel ends with it
+                    return
 
     def close(self) -> None:
         self.server.close()
