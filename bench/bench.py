@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME  # noqa: E402
 from sandbox_env.rollout.image import ensure_image  # noqa: E402
 from sandbox_env.sandbox.docker import DockerBackend, docker_client  # noqa: E402
+from sandbox_env.sandbox.docker.host_tree import SWITCH, HostTrees, wanted  # noqa: E402
 from sandbox_env.sandbox.docker.labels import LABEL, LABEL_CLIENT  # noqa: E402
 
 ROWS: list[tuple[str, str, str]] = []
@@ -105,6 +107,7 @@ async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: di
         await backend.delete(sid)
     cold = statistics.median(times)
     record("sandbox ready, cold (create+start+agent)", ms(cold), f"{cold / floors['sdk_create_start']:.2f}x raw SDK create+start")
+    await cold_without_host_tree(image, n, floors)
     cold_start_parts(image, n)
 
     pool = backend.warm_pool(image, 4)
@@ -141,6 +144,26 @@ async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: di
     return {"cold": cold, "pool": warm, "bash": bash, "code": code}
 
 
+async def cold_without_host_tree(image: str, n: int, floors: dict[str, float]) -> None:
+    """The cold start with the image's folders read through the storage driver (docker/host_tree.py off)."""
+    if wanted(docker_client()) is not None:
+        return
+    os.environ[SWITCH] = "0"
+    backend = DockerBackend()
+    try:
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            sid = await backend.create(image)
+            times.append(time.perf_counter() - t0)
+            await backend.delete(sid)
+    finally:
+        del os.environ[SWITCH]
+        backend.teardown()
+    cold = statistics.median(times)
+    record("  the same, image folders through the driver", ms(cold), f"{cold / floors['sdk_create_start']:.2f}x ({SWITCH}=0)")
+
+
 # what a fresh container runs in each rung of the cold start's ladder (the sandbox's hardened spec, its user)
 COLD_LADDER = (
     ("a container that runs `true`", ["true"]),
@@ -161,11 +184,12 @@ def cold_start_parts(image: str, n: int) -> None:
     from sandbox_env.sandbox.types import Limits
 
     dc = docker_client()
+    source, mounts = HostTrees(dc).for_image(image)  # the sandbox's own root: its folders from the host where served
     base = None
     for name, argv in COLD_LADDER:
         times = []
         for _ in range(n):
-            spec = container_spec(image, Limits(), {LABEL: "bench"}, "bench")
+            spec = container_spec(source, Limits(), {LABEL: "bench"}, "bench", mounts=mounts)
             spec.update(command=argv, stdin_open=False, user=SANDBOX_USER, working_dir=WORKSPACE, cap_add=[], auto_remove=False)
             spec.pop("detach", None)
             t0 = time.perf_counter()

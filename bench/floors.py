@@ -50,6 +50,7 @@ from sandbox_env.families.base import TaskRow
 from sandbox_env.families.django import INI
 from sandbox_env.families.orm import SESSION_ENV, session_preamble
 from sandbox_env.sandbox.docker import docker_client
+from sandbox_env.sandbox.docker.host_tree import HostTrees
 from sandbox_env.sandbox.docker.labels import LABEL, LABEL_PID, LABEL_ROLE
 from sandbox_env.sandbox.docker.spec import container_spec
 from sandbox_env.sandbox.types import Limits
@@ -258,11 +259,13 @@ class FloorRunner:
         self.image = image
         self.meter = meter
         self.dc = docker_client()
+        # the sandboxes' own root: the image's folders from the host where they are served (docker/host_tree.py)
+        self.source, self.mounts = HostTrees(self.dc).for_image(image)
 
     def run(self, job: Job) -> float:
         """Core-seconds of one fresh container running `job`: cgroup + shim + FUSE + the SDK calls here."""
         labels = {LABEL: "bench", LABEL_PID: str(self.meter.root_pid), LABEL_ROLE: f"floor-{job.name}"}
-        spec = container_spec(self.image, Limits(), labels, "floor", env=job.env)
+        spec = container_spec(self.source, Limits(), labels, "floor", env=job.env, mounts=self.mounts)
         # the sandbox's flags, minus what only its agent needs: it starts as the sandbox user, no
         # capabilities, no stdin, and is removed here (after its last sample), not automatically
         spec.update(command=job.argv, stdin_open=False, user=SANDBOX_USER, working_dir=WORKSPACE, cap_add=[], auto_remove=False)

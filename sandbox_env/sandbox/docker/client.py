@@ -54,6 +54,7 @@ from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.docker.engine import docker_client, engine_info, engine_on_local_socket
 from sandbox_env.sandbox.docker.events import ContainerEvents
 from sandbox_env.sandbox.docker.hardening import Grant, refuses_capability, sys_resource_grant
+from sandbox_env.sandbox.docker.host_tree import HostTrees, refuses_mount
 from sandbox_env.sandbox.docker.labels import LABEL_CLIENT, labels_for
 from sandbox_env.sandbox.docker.procs import stopped_supervisor
 from sandbox_env.sandbox.docker.spec import container_spec
@@ -109,6 +110,7 @@ class DockerBackend(SandboxBackend):
         self.run_id = current_run_id()
         hold_run(self.run_id)
         self._docker = docker_client()
+        self._trees = HostTrees(self._docker)
         if budget is None:
             engine = engine_info()
             limit = max_sandboxes or default_max_sandboxes(
@@ -263,11 +265,15 @@ class DockerBackend(SandboxBackend):
             return self._create_with(image, role, slot, grant)
 
     def _create_with(self, image: str, role: str, slot: Slot, grant: Grant) -> str:
+        source, mounts = self._trees.for_image(image)
         try:
             labels = labels_for(self.client_id, role, self.run_id)
-            spec = container_spec(image, self.limits, labels, role, oom_protection=grant.ask)
+            spec = container_spec(source, self.limits, labels, role, oom_protection=grant.ask, mounts=mounts)
             container = self._docker.containers.create(**spec)
         except docker.errors.ImageNotFound as exc:
+            if source != image:  # the id it was known by is gone: look the image up again
+                self._trees.forget(image)
+                return self._create_with(image, role, slot, grant)
             raise SandboxError(
                 f"image {image!r} does not exist: build it with `websandbox build-image` "
                 f"(or pass an existing image) ({_engine_message(exc)})"
@@ -275,6 +281,9 @@ class DockerBackend(SandboxBackend):
         except docker.errors.APIError as exc:
             if grant.ask and refuses_capability(exc):
                 return self._without_oom_protection(image, role, slot, grant, exc)
+            if mounts and refuses_mount(exc):
+                self._trees.refuse(_engine_message(exc))
+                return self._create_with(image, role, slot, grant)
             raise SandboxError(f"cannot create a container from {image!r}: {_engine_message(exc)}") from exc
         rec = _Record(container, AgentChannel(self._api, container.id), slot, agent_user=spec.get("user"))
         self._records[container.id] = rec
@@ -283,11 +292,15 @@ class DockerBackend(SandboxBackend):
             container.start()
         except (docker.errors.APIError, ChannelError) as exc:
             refused = grant.ask and refuses_capability(exc)
-            if refused:
+            unmounted = not refused and bool(mounts) and refuses_mount(exc)
+            if refused or unmounted:
                 rec.slot = None  # the slot goes on to the sandbox started in its place
             self._delete(container.id)
             if refused:
                 return self._without_oom_protection(image, role, slot, grant, exc)
+            if unmounted:
+                self._trees.refuse(_engine_message(exc))
+                return self._create_with(image, role, slot, grant)
             raise SandboxError(f"cannot start a container from {image!r}: {_engine_message(exc)}") from exc
         if grant.ask:
             grant.granted()

@@ -20,6 +20,7 @@ from pathlib import Path
 import docker.errors
 
 from sandbox_env.constants import IMAGE_REPO
+from sandbox_env.sandbox.docker import host_tree
 from sandbox_env.sandbox.docker.engine import docker_client
 
 PULL_BASE = "python:3.13-slim"
@@ -107,4 +108,8 @@ def build(context: Path, tag: str, base_image: str, say: Progress) -> None:
         line = (chunk.get("stream") or "").strip()
         if line.startswith("Step ") or line.startswith("Successfully"):
             say(line)
-    client.images.get(tag).tag(IMAGE_REPO, "latest")
+    built = client.images.get(tag)
+    built.tag(IMAGE_REPO, "latest")
+    if host_tree.wanted(client) is None:
+        say("copying its program folders to the host, for sandboxes to read without the storage driver")
+        host_tree.ready_tree(client, built.id)

@@ -26,9 +26,18 @@ def container_name(role: str) -> str:
 
 
 def container_spec(
-    image: str, limits: Limits, labels: dict[str, str], role: str, env: dict[str, str] | None = None, oom_protection: bool = False
+    image: str,
+    limits: Limits,
+    labels: dict[str, str],
+    role: str,
+    env: dict[str, str] | None = None,
+    oom_protection: bool = False,
+    mounts: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """Keyword arguments of `docker.containers.create` for one hardened sandbox."""
+    """Keyword arguments of `docker.containers.create` for one hardened sandbox.
+
+    `mounts`: read-only binds of the image's own folders from the host (host_tree.py), if any.
+    """
     return dict(
         image=image,
         command=AGENT_ARGV,
@@ -39,5 +48,6 @@ def container_spec(
         labels=labels,
         working_dir=WORKSPACE,
         environment=env or {},
+        mounts=list(mounts or []),
         **create_kwargs(limits, oom_protection=oom_protection),
     )
