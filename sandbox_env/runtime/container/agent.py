@@ -40,7 +40,7 @@ model is told: a cell can break its own session, never shift a later reply.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 import json
 import os
@@ -51,14 +51,13 @@ import stat
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import ops
 import standby
 from clock import SideClock, stat_fields
 from supervisor import MAX_REPLY, Identity, LineReader, Outbox, write_all
 
-HERE = Path(__file__).resolve().parent
+HERE = os.path.dirname(os.path.realpath(__file__))
 DEFAULT_MAX_OUTPUT = 1 << 20
 WORKSPACE = "/workspace"
 SESSION_LINE_MAX = 8 << 20  # the session keeps its own replies under 4 MiB (session.py)
@@ -79,7 +78,7 @@ MAX_TICK = 1.0
 
 
 def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
+    return binascii.b2a_base64(data, newline=False).decode()  # what base64.b64encode returns, without its import
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -282,7 +281,7 @@ def _finish(proc: subprocess.Popen, req: dict) -> dict:
     """Feed the request's stdin, collect output until exit or the deadline, reap the group."""
     limit = CallLimit(float(req.get("timeout") or 30), req.get("backstop"))
     cap = int(req.get("max_output") or DEFAULT_MAX_OUTPUT)
-    stdin = base64.b64decode(req.get("stdin_b64") or "")
+    stdin = binascii.a2b_base64(req.get("stdin_b64") or "")
     out, err, dropped, ended = _drain(proc, stdin, limit, cap)
     code = _reap(proc, 2)
     if code is None:
@@ -351,16 +350,15 @@ def op_feed(req: dict) -> dict:
     return _finish(proc, req)
 
 
-def _resolve(path: str) -> Path:
-    p = Path(path)
-    return p if p.is_absolute() else Path(WORKSPACE) / p
+def _resolve(path: str) -> str:
+    return os.path.join(WORKSPACE, path)  # an absolute `path` stays itself
 
 
 def op_write(req: dict) -> dict:
     """Write files with the sandbox user's rights (see supervisor.py), only ever into regular files."""
     for path, data in req["files"].items():
         target = _resolve(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
         # O_NONBLOCK: a planted FIFO must not hang the agent; only a regular file is written
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
         try:
@@ -368,7 +366,7 @@ def op_write(req: dict) -> dict:
                 raise OSError(f"{path} is not a regular file")
             os.ftruncate(fd, 0)
             os.set_blocking(fd, True)
-            view = memoryview(base64.b64decode(data))
+            view = memoryview(binascii.a2b_base64(data))
             while view:
                 view = view[os.write(fd, view) :]
             if req.get("mode"):
@@ -434,7 +432,7 @@ class Session:
         full_env.update(self.env)
         try:
             self.proc = _spawn(
-                [sys.executable, "-u", "-s", str(HERE / "session.py")],
+                [sys.executable, "-u", "-s", os.path.join(HERE, "session.py")],
                 cwd=WORKSPACE,
                 env=full_env,
                 stdin=subprocess.PIPE,
