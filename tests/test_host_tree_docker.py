@@ -84,3 +84,16 @@ def test_copies_of_images_the_engine_no_longer_has_are_removed(tmp_path, monkeyp
         (cache_dir() / name).touch()
     prune(client, keep=cache_dir() / ("f" * 64))
     assert sorted(p.name for p in cache_dir().iterdir()) == sorted([kept, f"{kept}.lock", "f" * 64])
+
+
+async def test_an_engine_that_cannot_see_the_copy_starts_the_sandbox_without_it_and_says_why(
+    served, image, tmp_path, monkeypatch, caplog
+):
+    """As when the engine's host is not this one or cannot reach the cache (a copy it has no path to)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    unseen = cache_dir() / docker_client().images.get(image).id.split(":", 1)[1]
+    unseen.mkdir(parents=True)
+    (unseen / "complete").write_text("")  # complete by its marker, but no folder the engine could mount
+    with caplog.at_level(logging.WARNING, logger="websandbox.sandbox"):
+        assert await _mounted_folders(image) == ["0", "works"]
+    assert any("through its file server from now on" in r.getMessage() for r in caplog.records), caplog.records

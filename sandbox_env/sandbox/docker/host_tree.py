@@ -235,7 +235,7 @@ class HostTrees:
 
     def refuse(self, why: str) -> None:
         with self._lock:
-            if self._refused is None:
+            if not self._refused:  # None: not yet decided, "": serving
                 logger.warning("sandboxes read the image's folders through its file server from now on: %s", why)
             self._refused = why
             self._by_image.clear()
