@@ -16,6 +16,9 @@ Whether the cgroup alone reads as starved depends on the host's load, which a te
 fix, so the first test checks the evidence itself, as a ratio: the readers' server does
 about as much CPU work as they do, and it is counted in the sandbox's use. The second runs
 the attack end to end on the host as it is and needs the verdict to be the submission's.
+
+Where the image's /opt is a read-only bind of a host copy (sandbox/docker/host_tree.py), the
+readers still keep the server busy: every path walk from `/` has it revalidate `opt` first.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ On the fuse-overlayfs storage driver every file operation on a container's root
 filesystem (the image's files: /opt/venv, /usr; /workspace and /tmp are tmpfs) is a
 request to a `fuse-overlayfs` process on the host, one per container, outside the
 container's cgroup. Its CPU is the container's own doing but not in the container's
-cgroup counters.
+cgroup counters. Where /usr/bin, /usr/lib and /opt are read-only binds of a host copy
+(host_tree.py), their files are read from there, but every path walk from `/` still has this
+server revalidate its first name, so the server stays busy for whatever stats or opens paths.
 
 Threat model (measured on a 2-core host, cgroup v1, Debian's dockerd 20.10, one host busy
 loop per core, a load under which a sandbox that only spins still gets 0.9 of its CPU and
