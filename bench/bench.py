@@ -98,14 +98,19 @@ def raw_floors(image: str, n: int) -> dict[str, float]:
     return out
 
 
-async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: dict[str, float]) -> dict[str, float]:
+async def cold_start(backend: DockerBackend, image: str, n: int) -> float:
+    """Median seconds from create to a ready sandbox (the agent's first reply), over n fresh sandboxes."""
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
         sid = await backend.create(image)
         times.append(time.perf_counter() - t0)
         await backend.delete(sid)
-    cold = statistics.median(times)
+    return statistics.median(times)
+
+
+async def sandbox_figures(backend: DockerBackend, image: str, n: int, floors: dict[str, float]) -> dict[str, float]:
+    cold = await cold_start(backend, image, n)
     record("sandbox ready, cold (create+start+agent)", ms(cold), f"{cold / floors['sdk_create_start']:.2f}x raw SDK create+start")
     await cold_without_host_tree(image, n, floors)
     cold_start_parts(image, n)
@@ -151,16 +156,10 @@ async def cold_without_host_tree(image: str, n: int, floors: dict[str, float]) -
     os.environ[SWITCH] = "0"
     backend = DockerBackend()
     try:
-        times = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            sid = await backend.create(image)
-            times.append(time.perf_counter() - t0)
-            await backend.delete(sid)
+        cold = await cold_start(backend, image, n)
     finally:
         del os.environ[SWITCH]
         backend.teardown()
-    cold = statistics.median(times)
     record("  the same, image folders through the driver", ms(cold), f"{cold / floors['sdk_create_start']:.2f}x ({SWITCH}=0)")
 
 
