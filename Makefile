@@ -10,8 +10,11 @@ VENV_V1 := .venv-v1
 PY_V1 := $(VENV_V1)/bin/python
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export VIRTUAL_ENV := $(CURDIR)/$(VENV)
-# the v1 targets put their own venv first (its uv runs the harness's chat loop)
-V1_ENV := PATH=$(CURDIR)/$(VENV_V1)/bin:$(PATH) VIRTUAL_ENV=$(CURDIR)/$(VENV_V1)
+# verifiers 0.3.1 carries both APIs (verifiers.legacy and verifiers.v1), and websandbox's commands
+# run v1 wherever it exists: the classic targets pick the classic stack (sandbox_env/doors/stack.py)
+export WEBSANDBOX_STACK := classic
+# the v1 targets put their own venv first
+V1_ENV := PATH=$(CURDIR)/$(VENV_V1)/bin:$(PATH) VIRTUAL_ENV=$(CURDIR)/$(VENV_V1) WEBSANDBOX_STACK=v1
 # Installs write bytecode: where PYTHONDONTWRITEBYTECODE=1, a venv without .pyc files makes every
 # process compile verifiers' whole import chain again (about 40% of `websandbox eval`'s start-up).
 # The checkout itself (installed editable) is compiled by `image`, so edits are compiled again.
@@ -57,8 +60,8 @@ test: image browser
 	$(PY) -m pytest -q --durations=15
 
 image-v1: setup-v1
-	$(PY_V1) $(COMPILE_CHECKOUT)
-	$(PY_V1) build_tasks.py
+	$(V1_ENV) $(PY_V1) $(COMPILE_CHECKOUT)
+	$(V1_ENV) $(PY_V1) build_tasks.py
 	$(V1_ENV) $(VENV_V1)/bin/websandbox build-image
 
 eval-v1: image-v1

@@ -1,9 +1,10 @@
 """websandbox: Django and FastAPI tasks in a Docker sandbox, graded by what the code does.
 
-One package, the front door the installed verifiers speaks: with verifiers 0.4.x
-this module exports the v1 taskset and its env through `__all__` (how
-`vf.load_taskset` and v1's `vf-eval websandbox` find them); with 0.3.x,
-`load_environment` (how the classic `vf-eval websandbox` finds it).
+One package, every front door the installed verifiers speaks (sandbox_env/doors/stack.py):
+where it has the v1 API (0.4.x, the 0.3.1 release, the build prime-rl pins) this module
+exports the v1 taskset, its env and its harness through `__all__` (how `vf.load_taskset`
+and v1's eval find them); where it has the classic API, `load_environment` (how the
+classic `vf-eval websandbox` finds it).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import DEFAULT_SPLIT, build_dataset, load_rows, select_rows
-from sandbox_env.doors.stack import installed_stack
+from sandbox_env.doors.stack import CLASSIC, V1, offered_doors
 from sandbox_env.rollout.image import ensure_image
 from sandbox_env.sandbox.pool import default_pool_size
 from sandbox_env.sandbox.registry import DEFAULT_BACKEND
@@ -21,12 +22,11 @@ from sandbox_env.sandbox.registry import DEFAULT_BACKEND
 if TYPE_CHECKING:
     import verifiers as vf
 
-if installed_stack() == "v1":
-    from sandbox_env.doors.v1 import WebSandboxEnv, WebSandboxTaskset
+__all__ = ["load_environment"] if CLASSIC in offered_doors() else []
+if V1 in offered_doors():
+    from sandbox_env.doors.v1 import WebSandboxEnv, WebSandboxHarness, WebSandboxTaskset
 
-    __all__ = ["WebSandboxEnv", "WebSandboxTaskset"]
-else:
-    __all__ = ["load_environment"]
+    __all__ += ["WebSandboxEnv", "WebSandboxHarness", "WebSandboxTaskset"]
 
 DEFAULT_MAX_TURNS = {"orm": DEFAULTS.orm_max_turns}
 # what works on verifiers 0.4 (tests/v1 runs the code between the backticks)
@@ -64,7 +64,7 @@ def load_environment(
 ) -> vf.Environment:
     """Build the classic environment; every argument is documented in this folder's README."""
     arguments = dict(locals())
-    if installed_stack() == "v1":
+    if CLASSIC not in offered_doors():
         raise RuntimeError(f"load_environment is the classic front door (verifiers 0.3.x); {V1_HINT}")
     from sandbox_env.doors.classic import WebSandboxClassicEnv
     from sandbox_env.rollout.core import SandboxSettings

@@ -84,16 +84,16 @@ def run_vf_eval(config: dict[str, Any], log_file: Path | None = None) -> tuple[i
     import tomli_w
 
     from sandbox_env.cli.supervise import Supervised
+    from sandbox_env.cli.v1_cli import v1_eval_command, v1_eval_description, v1_eval_script_name
 
     run_dir = Path(config["output_dir"]) / config["run"]["name"]
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     config_file = run_dir.parent / f".{config['run']['name']}.toml"
     config_file.write_text(tomli_w.dumps(config))
-    vf_eval = str(Path(sys.executable).with_name("vf-eval"))
-    cmd = [vf_eval, "@", str(config_file), "--no-rich"]
+    cmd = v1_eval_command("@", str(config_file), "--no-rich")
     env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy")}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # uv for the harness
-    print("$ " + " ".join(cmd), flush=True)
+    print(f"$ {v1_eval_script_name() or 'vf-eval'} @ {config_file} --no-rich  # {v1_eval_description()}", flush=True)
     out = open(log_file, "w") if log_file else subprocess.DEVNULL  # noqa: SIM115 - closed below
     try:
         # stdout carries every trace as JSON (the run's own file has them); logs go to stderr.

@@ -57,9 +57,14 @@ async def test_the_toolset_offers_exactly_bash_and_execute_code_with_one_string_
     assert tools["bash"]["required"] == ["command"] and tools["execute_code"]["required"] == ["code"]
 
 
-def test_the_env_defaults_to_the_null_harness_on_the_host_and_refuses_a_host_shell():
+def test_the_env_defaults_to_websandboxs_harness_on_the_host_and_refuses_a_host_shell():
+    from verifiers.v1.utils.loaders import default_harness_id, harness_class
+
+    from sandbox_env.doors.v1 import WebSandboxHarness
+
     config = vf.resolve_env_config({"taskset": {"id": "websandbox"}})
-    assert config.agent.harness.id == "null" and config.agent.runtime.type == "subprocess"
+    assert config.agent.harness is None and config.agent.runtime.type == "subprocess"  # the taskset's default
+    assert default_harness_id("websandbox") == "websandbox" and harness_class("websandbox") is WebSandboxHarness
     bash = vf.resolve_env_config({"taskset": {"id": "websandbox"}, "agent": {"harness": {"id": "bash"}}})
     with pytest.raises(ValueError, match="outside the sandbox"):
         vf.load_environment(bash)

@@ -6,6 +6,7 @@ Docker backend through the one rollout core (`sandbox_env/rollout/core.py`), whi
 of websandbox that this package uses besides the families' data.
 """
 
+from sandbox_env.doors.v1.harness import WebSandboxHarness
 from sandbox_env.doors.v1.taskset import (
     WebSandboxData,
     WebSandboxEnv,
@@ -21,6 +22,7 @@ __all__ = [
     "WebSandboxData",
     "WebSandboxEnv",
     "WebSandboxEnvConfig",
+    "WebSandboxHarness",
     "WebSandboxState",
     "WebSandboxTask",
     "WebSandboxTaskConfig",

@@ -53,6 +53,7 @@ from sandbox_env.dataset import DEFAULT_SPLIT, load_rows, select_rows
 from sandbox_env.doors.metrics import metric_values
 from sandbox_env.doors.system_prompt import system_prompt_for
 from sandbox_env.doors.v1.bridge import bridge, stop_bridge
+from sandbox_env.doors.v1.harness import HARNESS_ID
 from sandbox_env.doors.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.rollout.core import Lease, LeaseError, SandboxSettings, close_rollouts, rollouts_for
@@ -260,9 +261,12 @@ class WebSandboxTaskset(vf.Taskset[WebSandboxTask, WebSandboxTasksetConfig]):
 
 
 class WebSandboxEnvConfig(vf.SingleAgentEnvConfig):
-    agent: vf.AgentConfig = vf.AgentConfig(harness={"id": "null"}, runtime=vf.SubprocessConfig())
-    """The one seat: by default the `null` harness (a chat loop whose only tools are the
-    taskset's MCP tools) on the host as a subprocess; the sandbox is the task's own."""
+    agent: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())
+    """The one seat: by default websandbox's harness (verifiers' `null` chat loop, whose only tools are the
+    taskset's MCP tools, run with this interpreter: doors/v1/harness.py) on the host as a subprocess; the
+    sandbox is the task's own. No harness is named here: v1 takes a taskset's default harness from what its
+    module exports (`websandbox.WebSandboxHarness`), resolved when a run starts; naming it here would import
+    the `websandbox` module while it is still importing this one."""
 
 
 class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
@@ -298,7 +302,7 @@ def _refuse_host_shell(role: str, spec: vf.AgentConfig) -> None:
     """
     from verifiers.v1.utils.loaders import harness_class
 
-    harness = spec.harness.id if spec.harness is not None else "null"
+    harness = spec.harness.id if spec.harness is not None else HARNESS_ID
     if harness_class(harness).EXECUTES_CODE:
         where = (
             "on this host, outside the sandbox"
@@ -307,6 +311,6 @@ def _refuse_host_shell(role: str, spec: vf.AgentConfig) -> None:
         )
         raise ValueError(
             f"--env.{role}.harness.id {harness}: that harness runs commands itself, {where}. websandbox gives the "
-            "model bash and execute_code through its own tools and grades what they did: use the null harness "
-            "(the default)."
+            "model bash and execute_code through its own tools and grades what they did: use its default harness, "
+            f"{HARNESS_ID!r}."
         )
