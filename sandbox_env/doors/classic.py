@@ -35,6 +35,7 @@ from verifiers.envs.sandbox_env import SandboxMonitorRubric
 from sandbox_env.constants import DEFAULTS, TOOL_NAMES
 from sandbox_env.doors.metrics import metric_values
 from sandbox_env.doors.system_prompt import SYSTEM_PROMPT, system_prompt_for
+from sandbox_env.doors.tool_errors import tool_error_text
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow
 from sandbox_env.rollout.core import Lease, LeaseError, Rollouts, SandboxSettings
 from sandbox_env.rollout.tools import check_tool_args
@@ -109,7 +110,7 @@ class WebSandboxClassicEnv(vf.SandboxEnv):
             system_prompt=system_prompt if system_prompt is not None else system_prompt_for(settings),
             rubric=build_rubric(),
             stop_errors=[vf.SandboxError],
-            error_formatter=lambda e: f"Error: {e}",
+            error_formatter=tool_error_text,  # malformed arguments are said to be so (doors/tool_errors.py)
             **kwargs,
         )
         self.add_rubric(SandboxMonitorRubric())
