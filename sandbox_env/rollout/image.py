@@ -22,7 +22,11 @@ from sandbox_env.constants import CONTAINER_PROGRAMS_DIR, IMAGE_REPO, IMAGES_DIR
 from sandbox_env.grading.programs import image_runtime_files
 from sandbox_env.sandbox.registry import DEFAULT_BACKEND, backend_tools
 
-WHEEL_PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x86_64")
+# The image's wheels are downloaded on the host for the engine's architecture (`uname -m` names;
+# Docker reports arm64 machines as `aarch64`); pydantic-core and the like are compiled, so a wheel
+# set of another architecture cannot build the image.
+ARCH_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64", "armv8": "aarch64"}
+MANYLINUX = ("manylinux2014", "manylinux_2_17", "manylinux_2_28")
 
 Progress = Callable[[str], None]
 
@@ -59,22 +63,32 @@ def image_tag() -> str:
     return f"{IMAGE_REPO}:{image_hash()}"
 
 
-def _fill_wheelhouse(dest: Path, say: Progress) -> None:
-    """Copy the pinned wheels into the build context, downloading them once per requirements file."""
+def wheel_platforms(architecture: str) -> list[str]:
+    """pip's `--platform` tags for an engine of `architecture` (x86_64 or aarch64, or an alias of either)."""
+    arch = ARCH_ALIASES.get(architecture.lower(), architecture.lower())
+    if arch not in ("x86_64", "aarch64"):
+        raise ValueError(
+            f"the engine runs on {architecture!r}: the runtime image is built from manylinux wheels for x86_64 or "
+            "aarch64 only; use an engine on one of those (DOCKER_HOST)"
+        )
+    return [f"{tag}_{arch}" for tag in MANYLINUX]
+
+
+def _fill_wheelhouse(dest: Path, say: Progress, architecture: str) -> None:
+    """Copy the pinned wheels for `architecture` into the build context, downloading them once per requirements file."""
     reqs = (IMAGES_DIR / "requirements.txt").read_bytes()
-    cache = (
-        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-        / "websandbox"
-        / ("wheels-" + short(hashlib.sha256(reqs).hexdigest()))
-    )
+    platforms = wheel_platforms(architecture)
+    key = short(hashlib.sha256(reqs + "\0".join(platforms).encode()).hexdigest())
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "websandbox" / f"wheels-{key}"
     if not (cache / ".complete").exists():
-        _download_wheels(cache, say)
+        subprocess.run(wheel_download_command(cache, platforms), check=True)
         (cache / ".complete").touch()
     shutil.copytree(cache, dest, ignore=shutil.ignore_patterns(".complete"))
 
 
-def _download_wheels(dest: Path, say: Progress) -> None:
-    say("downloading pinned wheels for CPython 3.13 on the host")
+def wheel_download_command(dest: Path, platforms: list[str], extra: tuple[str, ...] = ()) -> list[str]:
+    """pip's command that downloads the image's pinned wheels for CPython 3.13 on `platforms` into `dest`."""
+    _say(f"downloading pinned wheels for CPython 3.13 on {platforms[-1]} on the host")
     cmd = [
         sys.executable,
         "-m",
@@ -91,10 +105,11 @@ def _download_wheels(dest: Path, say: Progress) -> None:
         str(dest),
         "-r",
         str(IMAGES_DIR / "requirements.txt"),
+        *extra,
     ]
-    for platform in WHEEL_PLATFORMS:
+    for platform in platforms:
         cmd += ["--platform", platform]
-    subprocess.run(cmd, check=True)
+    return cmd
 
 
 def build_image(base: str = "auto", force: bool = False, say: Progress = _say, backend: str = DEFAULT_BACKEND) -> str:
@@ -111,7 +126,7 @@ def build_image(base: str = "auto", force: bool = False, say: Progress = _say, b
         shutil.copy(IMAGES_DIR / "requirements.txt", ctx / "requirements.txt")
         # only what rollouts need (runtime/container/); grader programs come with each grading run
         shutil.copytree(CONTAINER_PROGRAMS_DIR, ctx / "runtime", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        _fill_wheelhouse(ctx / "wheels", say)
+        _fill_wheelhouse(ctx / "wheels", say, tools.architecture())
         tools.build_image(ctx, tag, base_image, say)
     return tag
 

@@ -18,6 +18,7 @@ The command line and rollout/image.py ask for them by name, so only this layer i
 from __future__ import annotations
 
 import importlib
+import platform
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,9 @@ class BackendTools:
     the rest and return their ids; `image_exists(tag)`; `choose_base(base, say)`: the base
     image to build on ("auto", "pull", "debootstrap" or a name), made available first;
     `build_image(context, tag, base_image, say)`: build a prepared folder into `tag`;
-    `unavailable`: the errors that mean the backend cannot be reached (said in one line).
+    `unavailable`: the errors that mean the backend cannot be reached (said in one line);
+    `architecture()`: the machine architecture its images run on, as `uname -m` says it
+    (`x86_64`, `aarch64`), which picks the wheels an image is built from.
     """
 
     where: Callable[[], str]
@@ -49,6 +52,7 @@ class BackendTools:
     choose_base: Callable[[str, Callable[[str], None]], str]
     build_image: Callable[[Path, str, str, Callable[[str], None]], None]
     unavailable: tuple[type[BaseException], ...] = ()
+    architecture: Callable[[], str] = platform.machine
 
 
 DEFAULT_BACKEND = "docker"

@@ -30,6 +30,12 @@ DEBIAN_MIRROR = os.environ.get("WEBSANDBOX_DEBIAN_MIRROR", "http://deb.debian.or
 Progress = Callable[[str], None]
 
 
+def architecture() -> str:
+    """The engine's machine architecture (`docker info`'s Architecture: `x86_64`, `aarch64`), not this host's:
+    a remote engine (DOCKER_HOST) may run on another kind of machine."""
+    return str(docker_client().info().get("Architecture") or "x86_64")
+
+
 def image_exists(tag: str) -> bool:
     """Whether the engine holds an image of this tag."""
     try:

@@ -20,4 +20,5 @@ TOOLS = BackendTools(
     choose_base=images.choose_base,
     build_image=images.build,
     unavailable=(DockerUnavailableError,),
+    architecture=images.architecture,
 )
