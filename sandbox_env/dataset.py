@@ -7,6 +7,7 @@ policy server and the CLI read rows without paying for it.
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,29 +47,25 @@ def select_rows(
     include_smoke: bool = False,
     split: str = DEFAULT_SPLIT,
 ) -> list[dict[str, Any]]:
-    """Rows matching every given filter; unknown values are errors that list what exists.
+    """Rows matching every given filter; unknown values are one-line errors that name what exists.
 
-    `split`: "train", "eval" or "all" (SPLITS); see DEFAULT_SPLIT for the default.
+    `split`: "train", "eval" or "all" (SPLITS); see DEFAULT_SPLIT for the default. Every front
+    door and `websandbox eval`'s own check before a run call this one function, so a selection
+    the check passes is the one that loads.
     """
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
-    if split != "all":
-        rows = [r for r in rows if r["info"].get("split", "train") == split]
+    if isinstance(task_ids, str):
+        raise ValueError(f"task_ids is a list of task ids, not one string: write {json.dumps([task_ids])}")
+    in_split = rows if split == "all" else [r for r in rows if r["info"].get("split", "train") == split]
     filters = {"family": _as_list(family), "difficulty": _as_list(difficulty), "category": _as_list(category)}
     for key, wanted in filters.items():
-        if wanted is None:
-            continue
-        known = sorted({r["info"][key] for r in rows})
-        unknown = [w for w in wanted if w not in known]
-        if unknown:
-            raise ValueError(f"unknown {key} {', '.join(map(repr, unknown))}; known: {', '.join(known)}")
+        if wanted is not None:
+            _refuse_unknown_values(key, wanted, rows, in_split, split)
     if task_ids is not None:
-        known_ids = {r["info"]["task_id"] for r in rows}
-        unknown = [t for t in task_ids if t not in known_ids]
-        if unknown:
-            raise ValueError(f"unknown task id(s) {', '.join(map(repr, unknown))}; see sandbox_env/tasks/ for the ids")
+        _refuse_unknown_task_ids(task_ids, rows, in_split, split)
     out = []
-    for r in rows:
+    for r in in_split:
         info = r["info"]
         if task_ids is not None and info["task_id"] not in task_ids:
             continue
@@ -77,8 +74,64 @@ def select_rows(
         if all(wanted is None or info[key] in wanted for key, wanted in filters.items()):
             out.append(r)
     if not out:
-        raise ValueError("no task matches the filters " + json.dumps({**filters, "task_ids": task_ids, "split": split}))
+        given = {k: v for k, v in {**filters, "task_ids": task_ids, "split": split}.items() if v is not None}
+        raise ValueError(f"no task matches all the filters {json.dumps(given)}; {LIST_TASKS}")
     return out
+
+
+LIST_TASKS = "see `websandbox tasks` for every task"
+CLOSE_MATCHES = 5  # close task ids named for a mistyped one
+NAMED = 10  # unknown values named in one message; the rest are counted
+
+
+def _named(values: list[Any]) -> str:
+    """Values for a one-line message: the first NAMED, then how many more."""
+    shown = ", ".join(map(repr, values[:NAMED]))
+    return shown + (f" and {len(values) - NAMED} more" if len(values) > NAMED else "")
+
+
+def _refuse_unknown_values(
+    key: str, wanted: list[Any], rows: list[dict[str, Any]], in_split: list[dict[str, Any]], split: str
+) -> None:
+    """A value no task has is unknown (every value is named: they are few); one that only another split has says so."""
+    anywhere = {r["info"][key] for r in rows}
+    unknown = [w for w in wanted if w not in anywhere]
+    if unknown:
+        raise ValueError(f"unknown {key} {_named(unknown)}; known: {', '.join(sorted(anywhere))}")
+    here = {r["info"][key] for r in in_split}
+    elsewhere = [w for w in wanted if w not in here]
+    if elsewhere:
+        raise ValueError(
+            f"no task of {key} {_named(elsewhere)} is in split {split!r}; there: {', '.join(sorted(here))} "
+            '(split "all" has every task)'
+        )
+
+
+def _close_ids(missing: list[str], known: list[str]) -> list[str]:
+    """Up to CLOSE_MATCHES known ids near the first few missing ones (difflib's ratio, its default cutoff)."""
+    close: list[str] = []
+    for task_id in missing[:3]:
+        for match in difflib.get_close_matches(task_id, known, n=CLOSE_MATCHES):
+            if match not in close:
+                close.append(match)
+    return close[:CLOSE_MATCHES]
+
+
+def _refuse_unknown_task_ids(task_ids: list[str], rows: list[dict[str, Any]], in_split: list[dict[str, Any]], split: str) -> None:
+    """Ids no task has are named with the known ids closest to them; ids of another split say which split to ask for."""
+    here = {r["info"]["task_id"] for r in in_split}
+    unknown = [t for t in task_ids if t not in here]
+    if not unknown:
+        return
+    anywhere = {r["info"]["task_id"] for r in rows}
+    missing = [t for t in unknown if t not in anywhere]
+    if missing:
+        close = _close_ids(missing, sorted(anywhere))
+        near = f"; close ones: {', '.join(close)}" if close else ""
+        raise ValueError(f"unknown task id(s) {_named(missing)}{near}; {LIST_TASKS}")
+    raise ValueError(
+        f'task id(s) {_named(unknown)} not in split {split!r}; give split "all", or pick from `websandbox tasks --split {split}`'
+    )
 
 
 def build_dataset(rows: list[dict[str, Any]]) -> Dataset:

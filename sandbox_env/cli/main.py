@@ -175,12 +175,15 @@ def check_script(script: Path | None) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    """The main job; its input, the engine and the image are checked before anything starts (cli/eval_checks.py)."""
+    from sandbox_env.cli.eval_checks import check_eval_input
     from sandbox_env.doors.stack import installed_stack
 
     env_args = env_args_of(args.env_args, args.family)
     check_script(args.script)
     if installed_stack() == "v1":
         return cmd_eval_v1(args, env_args)
+    check_eval_input(env_args)
     from sandbox_env.cli.eval_report import report
     from sandbox_env.sandbox.registry import backend_tools
     from sandbox_env.sandbox.runs import current_run_id
@@ -228,13 +231,16 @@ def refuse_classic_only(args: argparse.Namespace) -> None:
 
 
 def cmd_eval_v1(args: argparse.Namespace, env_args: dict) -> int:
-    """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/cli/eval_v1.py)."""
+    """The main job on verifiers 0.4.x: the v1 vf-eval against the scripted policy (sandbox_env/cli/eval_v1.py),
+    after the same checks as on classic (cli/eval_checks.py)."""
+    from sandbox_env.cli.eval_checks import check_eval_input
     from sandbox_env.cli.eval_report import report
     from sandbox_env.cli.eval_v1 import run_eval_v1
     from sandbox_env.sandbox.registry import backend_tools
     from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
 
     refuse_classic_only(args)
+    check_eval_input(env_args)
     run_id = os.environ[RUN_ID_VAR] = current_run_id()  # vf-eval and its workers inherit it
     hold_run(run_id)
     t0 = time.perf_counter()
@@ -250,6 +256,26 @@ def cmd_eval_v1(args: argparse.Namespace, env_args: dict) -> int:
     print(f"saved to {_shown(run)}; read it in the browser: websandbox view {_shown(run)}")
     print(f"wall time {wall:.1f} s at -c {args.concurrency}; containers left afterwards: {left}")
     return status or (0 if left == 0 else 1)
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    """Every task with its family, source, split, difficulty and category (cli/tasks.py); the count goes to stderr."""
+    from sandbox_env.cli.tasks import list_tasks
+
+    lines = list_tasks(args.family, args.split)
+    try:
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # `websandbox tasks | head`: the reader has had enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    print(f"{len(lines) - 1} tasks", file=sys.stderr)
+    return 0
+
+
+def one_line(exc: BaseException) -> str:
+    """An error's text on one line (an engine's message may carry newlines)."""
+    return " ".join(line.strip() for line in str(exc).splitlines() if line.strip()) or type(exc).__name__
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -394,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--policy", default="reference", choices=["reference", "null"])
     p.add_argument("--script", type=Path)
-    p.add_argument("--family", help="only this family")
+    p.add_argument("--family", help="only this family (`websandbox tasks` lists them)")
     p.add_argument("-c", "--concurrency", type=int, default=DEFAULTS.eval_concurrency)
     p.add_argument("-n", "--num-examples", type=int, default=-1)
     p.add_argument("-r", "--rollouts", type=int, default=1)
@@ -408,6 +434,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--fail-after", type=int, metavar="N", help="the policy server answers HTTP 500 after N requests of a rollout")
     p.set_defaults(func=cmd_eval)
+
+    from sandbox_env.dataset import SPLITS
+
+    p = sub.add_parser(
+        "tasks",
+        help="list every task id with its family, source, split, difficulty and category",
+        description="One task a line, header first: the values `websandbox eval --family` and -a's family, "
+        "category, difficulty, task_ids and split accept. Smoke tasks are listed too (they run only when named).",
+    )
+    p.add_argument("--family", help="only this family")
+    p.add_argument("--split", default="all", help=f"only this split: {', '.join(SPLITS)} (default all)")
+    p.set_defaults(func=cmd_tasks)
 
     p = sub.add_parser(
         "serve",
@@ -503,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
         from sandbox_env.sandbox.registry import backend_tools
 
         if isinstance(exc, (*backend_tools().unavailable, ValueError, RuntimeError, FileNotFoundError)):
-            print(f"websandbox: {exc}", file=sys.stderr)
+            print(f"websandbox: {one_line(exc)}", file=sys.stderr)
             return 2
         raise
 
