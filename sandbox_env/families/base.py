@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sandbox_env.families.question import question_text
 from sandbox_env.text import valid_json_text
 
 if TYPE_CHECKING:
@@ -56,7 +57,9 @@ class TaskRow:
         info = {k: v for k, v in asdict(self).items() if k not in _JSON_FIELDS}
         info.update({k: json.dumps(getattr(self, k), sort_keys=True) for k in _JSON_FIELDS})
         # verifiers 0.3.1 reads a `task` column as a serialized payload, so the family lives in info only.
-        return {"question": self.prompt, "answer": "", "info": info}
+        # `question` (what the model reads) ends with the task id line (families/question.py); the
+        # graders read `info["prompt"]`, the prompt without it.
+        return {"question": question_text(self.task_id, self.prompt), "answer": "", "info": info}
 
     @classmethod
     def from_info(cls, info: dict[str, Any]) -> TaskRow:

@@ -1,7 +1,11 @@
 """What a scripted policy says next, given the conversation so far.
 
-A policy finds its task by the prompt text (the first user message), then plays its
-tool calls one per turn and ends with a message that calls no tool.
+A policy finds its task by id, never by prompt text: the first user message is the task's
+question, whose last line names the task (`Task id: ...`, families/question.py; both front
+doors send it unchanged). Prompt text cannot name a task: repair tasks of one base task can
+share their whole prompt (docs/tasks.md, "Twin prompts"). The policy then plays the task's
+tool calls one per turn (a turn is an assistant message with tool calls) and ends with a
+message that calls no tool.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox_env.dataset import load_rows
+from sandbox_env.families.question import TASK_ID_LABEL, task_id_in
 from sandbox_env.verify import reference_calls
 
 
@@ -31,10 +36,11 @@ def _content_text(message: dict[str, Any]) -> str:
     return content or ""
 
 
-def find_task_id(messages: list[dict[str, Any]], prompts: dict[str, str]) -> str | None:
+def find_task_id(messages: list[dict[str, Any]]) -> str | None:
+    """The task id that the conversation's first user message (the task's question) ends with, if any."""
     for message in messages:
         if message.get("role") == "user":
-            return prompts.get(_content_text(message).strip())
+            return task_id_in(_content_text(message))
     return None
 
 
@@ -46,21 +52,28 @@ class Policy:
     name = "policy"
 
     def __init__(self) -> None:
-        self.prompts = {r["question"].strip(): r["info"]["task_id"] for r in load_rows()}
         self.families = {r["info"]["task_id"]: r["info"]["family"] for r in load_rows()}
 
     def plan(self, task_id: str) -> list[Step] | None:
         raise NotImplementedError
 
     def next_step(self, messages: list[dict[str, Any]]) -> Step:
-        task_id = find_task_id(messages, self.prompts)
+        """The next turn of the conversation `messages`: its task's step after the turns already taken."""
+        return self.step(find_task_id(messages), turns_taken(messages))
+
+    def step(self, task_id: str | None, turns: int) -> Step:
+        """Step `turns` (0 = the first) of task `task_id`'s plan; past its end, a final message."""
         if task_id is None:
-            return Step(text=f"[{self.name} policy] no known task matches this conversation.")
+            return Step(
+                text=f"[{self.name} policy] the first user message does not end with a `{TASK_ID_LABEL}...` line, "
+                "so no task can be played: send the task's question as the dataset holds it."
+            )
+        if task_id not in self.families:
+            return Step(text=f"[{self.name} policy] the installed dataset has no task {task_id!r}.")
         plan = self.plan(task_id)
         if plan is None:
             return Step(text=f"[{self.name} policy] has nothing to play for task {task_id}.")
-        n = turns_taken(messages)
-        return plan[n] if n < len(plan) else Step(text="Done.")
+        return plan[turns] if turns < len(plan) else Step(text="Done.")
 
 
 class ReferencePolicy(Policy):
@@ -79,7 +92,7 @@ class NullPolicy(Policy):
 
     name = "null"
 
-    def next_step(self, messages: list[dict[str, Any]]) -> Step:
+    def step(self, task_id: str | None, turns: int) -> Step:
         return Step(text="I would rather describe the solution than run anything: use the Django ORM.")
 
 

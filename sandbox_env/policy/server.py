@@ -7,9 +7,10 @@ vLLM returns them (policy/tokens.py), which the classic trainer path reads.
 
 With `tokenizer_dir` (policy/chat_tokenizer.py) it also serves vLLM's token-in,
 token-out `POST /inference/v1/generate`, which verifiers v1's training client
-(renderer + engine) calls: the prompt arrives as token ids, the policy reads the
-conversation back from them, and its reply goes out as completion token ids with
-logprobs, rendered with the same chat template the client uses.
+(renderer + engine) calls: the prompt arrives as token ids, the policy reads the task
+id (the last line of the first user turn) and the turns taken back from them, and its
+reply goes out as completion token ids with logprobs, rendered with the same chat
+template the client uses.
 
 `fail_after=N` makes it a broken provider on purpose: it answers the first N requests of
 every rollout and then HTTP 500, the way a real server fails a conversation it cannot
@@ -34,6 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
+from sandbox_env.families.question import task_id_in
 from sandbox_env.policy.policies import Policy
 from sandbox_env.policy.tokens import logprob, token_fields
 
@@ -81,6 +83,17 @@ def _stream_chunks(
     return chunks
 
 
+# how the chat template (policy/chat_tokenizer.py) opens and ends a turn
+_USER_TURN = "<|im_start|>user\n"
+_ASSISTANT_TURN = "<|im_start|>assistant\n"
+_END_TURN = "<|im_end|>"
+
+
+def _turns(text: str, opener: str) -> list[str]:
+    """The bodies of the turns that `opener` opens in the rendered `text`, in order (the last may be unfinished)."""
+    return [part.split(_END_TURN, 1)[0] for part in text.split(opener)[1:]]
+
+
 class _Generator:
     """`/inference/v1/generate` for a scripted policy, over the local chat tokenizer."""
 
@@ -90,13 +103,18 @@ class _Generator:
         self.policy = policy
         self.tok = AutoTokenizer.from_pretrained(tokenizer_dir)
 
-    def _messages(self, text: str) -> list[dict[str, Any]]:
-        """The conversation as the policy needs it: the task's prompt and the tool turns taken."""
-        prompt = next((p for p in self.policy.prompts if p in text), None)
-        if prompt is None:
-            return []
-        turns = text[text.index(prompt) :].count("<tool_call>")
-        return [{"role": "user", "content": prompt}] + [{"role": "assistant", "tool_calls": [{}]}] * turns
+    @staticmethod
+    def _task_and_turns(text: str) -> tuple[str | None, int]:
+        """The rendered conversation's task id (its first user turn's last line) and the tool turns taken.
+
+        The first user turn of the chat template holds the task's question; later user turns
+        are tool responses. A turn taken is an assistant turn that holds a `<tool_call>` (one
+        in a tool's output is not).
+        """
+        question = _turns(text, _USER_TURN)
+        if not question:
+            return None, 0
+        return task_id_in(question[0]), sum("<tool_call>" in turn for turn in _turns(text, _ASSISTANT_TURN))
 
     def _completion_text(self, message: dict[str, Any]) -> str:
         user = [{"role": "user", "content": "x"}]
@@ -107,7 +125,7 @@ class _Generator:
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
         prompt_ids = list(body.get("token_ids") or [])
-        step = self.policy.next_step(self._messages(self.tok.decode(prompt_ids)))
+        step = self.policy.step(*self._task_and_turns(self.tok.decode(prompt_ids)))
         message: dict[str, Any] = {"role": "assistant", "content": step.text or ""}
         if step.tool is not None:
             message["tool_calls"] = [{"type": "function", "function": {"name": step.tool, "arguments": step.args}}]
