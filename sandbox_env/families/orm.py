@@ -2,8 +2,10 @@
 
 The model works in the persistent Python session (execute_code) where Django is
 configured over a private copy of the fixture database, and leaves `result`: a list
-of tuples of plain values. Grading happens on the host, with no container: the
-expected rows never leave it and nothing the model wrote is executed.
+of tuples of plain values. Grading compares `result` on the host with the rows of the
+rollout's database (the expected rows never leave the host), then grades the code: the
+rollout's cells run again over grading worlds drawn per grading, in a fresh grading
+sandbox (orm_replay.py), and must give each world's rows.
 
 Task sources: sandbox_env/tasks/orm/<id>/ with task.toml (id, difficulty, category,
 title, spec, columns, order, universe), reference.py (one execute_code cell that
@@ -31,20 +33,24 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from sandbox_env.constants import CONTAINER_RUNTIME as RUNTIME
-from sandbox_env.constants import ORM_IMAGE_DB, REASON_CHARS
+from sandbox_env.constants import REASON_CHARS
 from sandbox_env.families.base import Grade, TaskRow, read_task_toml
 from sandbox_env.families.orm_compare import ABS_TOL, REL_TOL, compare, row_evidence
+from sandbox_env.families.orm_replay import replay_checks
+from sandbox_env.families.orm_session import (  # noqa: F401 - the session's names, as the family's
+    DB_NAMES,
+    FUNCTION_NAMES,
+    IMAGE_DB,
+    MODELS,
+    SESSION_DB,
+    SESSION_ENV,
+    image_db,
+    session_preamble,
+)
 from sandbox_env.grading.runs import Grader
 from sandbox_env.sandbox import Sandbox, SandboxError
 
-IMAGE_DB = ORM_IMAGE_DB
 _VARIANT_KEY = secrets.token_bytes(32)  # this process's: variants are drawn where the model cannot see the draw
-
-
-def image_db(variant: int) -> str:
-    """The image's fixture database of `variant` (runtime/container/prepare_image.py); 0 is the hand-written one."""
-    return IMAGE_DB if variant == 0 else IMAGE_DB.replace(".sqlite3", f"-v{variant}.sqlite3")
 
 
 def fixture_variant_for(sandbox_id: str, task: TaskRow) -> int:
@@ -55,70 +61,7 @@ def fixture_variant_for(sandbox_id: str, task: TaskRow) -> int:
 
 
 SETUP_CELL_SECONDS = 60  # a repair task's broken cell, run once at setup (its output is not kept)
-SESSION_DB = "/tmp/orm.sqlite3"  # each session's private copy
-SESSION_ENV = {"DJANGO_SETTINGS_MODULE": "orm_fixture.settings", "ORM_FIXTURE_DB": SESSION_DB}
-MODELS = ("Publisher", "Author", "Genre", "Book", "Store", "Sale", "Review", "Contribution")
 CATEGORIES = {"filtering": 9, "aggregation": 8, "relations": 6, "expressions": 6, "advanced": 10}
-
-DB_NAMES = (
-    "Q",
-    "F",
-    "Count",
-    "Sum",
-    "Avg",
-    "Max",
-    "Min",
-    "Value",
-    "ExpressionWrapper",
-    "Subquery",
-    "OuterRef",
-    "Exists",
-    "Case",
-    "When",
-    "Window",
-    "FloatField",
-    "IntegerField",
-    "DecimalField",
-    "CharField",
-)
-FUNCTION_NAMES = (
-    "Coalesce",
-    "Cast",
-    "ExtractYear",
-    "ExtractMonth",
-    "TruncMonth",
-    "TruncYear",
-    "Lower",
-    "Upper",
-    "Length",
-    "Concat",
-    "Round",
-    "NullIf",
-    "RowNumber",
-    "Rank",
-    "DenseRank",
-    "Lag",
-    "Lead",
-)
-
-
-def session_preamble(copy_image_db: bool = True, variant: int = 0) -> str:
-    """The session's first cell: a fresh copy of the database (of `variant`), Django set up, the usual names imported.
-
-    It runs again whenever the session restarts, so a restart also restores the data.
-    """
-    source = image_db(variant)
-    copy = f"import shutil as _sh; _sh.copyfile({source!r}, {SESSION_DB!r}); del _sh\n" if copy_image_db else ""
-    return (
-        f"import sys as _sys; _sys.path.append({RUNTIME!r}); del _sys\n" + copy + "import django; django.setup()\n"
-        "from datetime import date\n"
-        "from decimal import Decimal\n"
-        "from django.db import connection\n"
-        f"from django.db.models import {', '.join(DB_NAMES)}\n"
-        f"from django.db.models.functions import {', '.join(FUNCTION_NAMES)}\n"
-        f"from orm_fixture.shop.models import {', '.join(MODELS)}\n"
-    )
-
 
 SCHEMA = """\
 The database is a small bookshop (SQLite, used through Django 6.1's ORM):
@@ -158,8 +101,12 @@ other usual names from django.db.models and django.db.models.functions. Use the 
 
 Deliverable: leave the answer in the session as a variable named `result`: a plain `list` of plain
 `tuple`s, one tuple per row, values in the column order given, rows in the order given. Not a
-QuerySet, not a list of lists, not dicts or named tuples. Only `result` is graded, when you stop:
-the row count, the row order and every value must match.
+QuerySet, not a list of lists, not dicts or named tuples. `result` is graded when you stop: the row
+count, the row order and every value must match. Then your code is graded: every execute_code cell
+you ran is run again, in the same order, in a fresh session over other copies of the database (the
+same schema, publishers, authors, genres and stores, with other books, sales and reviews), with your
+/workspace files as you left them (bash commands are not run again), and `result` must come out
+right on each. So compute it with ORM queries; rows typed in or looked up will not match.
 
 How values are rendered:
 - text: str, exactly as stored;
@@ -217,7 +164,7 @@ class OrmFamily:
     name = "orm"
 
     def compile_task(self, folder: Path) -> TaskRow:
-        meta = read_orm_task(folder)
+        meta = {**read_orm_task(folder), "reference_cell": (folder / "reference.py").read_text()}
         row = self.compile_meta(meta, load_fixture_variants(folder), str(folder))
         row.signature = f"hand:{meta['id']}"
         return row
@@ -225,7 +172,7 @@ class OrmFamily:
     def compile_generated(self, record: dict[str, Any]) -> TaskRow:
         """A task of the orm generator (generate/store.py's line): graded like a hand-written one."""
         meta = {k: record[k] for k in ("title", "spec", "columns", "order", "universe", "difficulty", "category")}
-        meta["id"] = record["task_id"]
+        meta["id"], meta["reference_cell"] = record["task_id"], record["reference"]
         row = self.compile_meta(meta, record["variants"], record["task_id"])
         row.source, row.split, row.signature = "generated", record["split"], record["signature"]
         row.measures = record["measures"]
@@ -252,6 +199,7 @@ class OrmFamily:
                 "rel_tol": REL_TOL,
                 "abs_tol": ABS_TOL,
                 "universe": meta["universe"],
+                "reference_cell": meta["reference_cell"],
             },
             fixture_seeds=sorted(int(k) for k in variants),
         )
@@ -263,17 +211,21 @@ class OrmFamily:
         if cell := task.grading.get("setup_cell"):  # a repair task: `result` starts as the broken cell's answer
             await sb.run_python(task.files[cell], timeout=SETUP_CELL_SECONDS)
 
+    replays_cells = True  # the Lease adds the rollout's execute_code cells to the final state (orm_replay.py)
+
     async def collect(self, sb: Sandbox, task: TaskRow) -> dict[str, Any]:
         variant = fixture_variant_for(sb.id, task)  # the host's draw, as setup made it: nothing the model wrote
         try:
-            return {"result": await sb.probe("result"), "fixture_variant": variant}
+            result = await sb.probe("result")
         except SandboxError:
             raise  # the container or its agent is gone: a harness fault, not an answer
         except RuntimeError as exc:  # the session could not encode `result` (e.g. far too large)
-            return {"result": {"unreadable": str(exc)[:REASON_CHARS]}, "fixture_variant": variant}
+            result = {"unreadable": str(exc)[:REASON_CHARS]}
+        return {"result": result, "fixture_variant": variant, "workspace": await workspace_files(sb)}
 
     async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader | None) -> Grade:
-        """Compare on the host with the rows of the rollout's fixture variant; no container is started."""
+        """Compare on the host with the rows of the rollout's fixture variant, then (given a grader) run the
+        rollout's cells again over fresh grading worlds (orm_replay.py): 1.0 only when every comparison holds."""
         if "result" not in final:
             return Grade.harness_fault("the final state holds no `result` probe")
         variants = task.grading.get("fixture_variants") or {"0": task.grading["expected"]}
@@ -282,16 +234,48 @@ class OrmFamily:
             variant = final.get("fixture_variant")
             return Grade.harness_fault(f"the final state names fixture variant {variant!r}, which the task lacks")
         outcome = compare(final["result"], expected)
-        passed = sum(c["passed"] for c in outcome.checks)
         if (evidence := row_evidence(final["result"], expected)) is not None:
             outcome.checks[-1]["rows"] = evidence  # rows_in_order: what the viewer shows side by side
-        return Grade(
-            score=1.0 if outcome.passed else 0.0,
-            reason=outcome.reason,
-            checks=outcome.checks,
-            metrics={"checks_passed": passed / len(outcome.checks), "tampered": float(outcome.malformed)},
-            tampered=outcome.malformed,
-        )
+        checks, reason, passed = list(outcome.checks), outcome.reason, outcome.passed
+        metrics = {"tampered": float(outcome.malformed)}
+        if grader is not None and passed:  # rows that are wrong already score 0: their code need not run again
+            replay = await replay_checks(final, task, grader, expected)
+            checks += replay.checks
+            metrics["replay_worlds"] = float(len(replay.checks))
+            if not replay.passed:
+                failed = next(c for c in replay.checks if not c["passed"])
+                passed, reason = False, f"the rows match, but the cells run again over a grading world do not: {failed['detail']}"
+        metrics["checks_passed"] = sum(c["passed"] for c in checks) / len(checks)
+        return Grade(score=1.0 if passed else 0.0, reason=reason, checks=checks, metrics=metrics, tampered=outcome.malformed)
+
+
+WORKSPACE_FILES = 32  # Python files of /workspace carried into the replay (depth 2), each at most WORKSPACE_BYTES
+WORKSPACE_BYTES = 256 << 10
+LIST_FILES = (
+    f"find /workspace -maxdepth 2 -type f -name '*.py' -size -{WORKSPACE_BYTES // 1024 + 1}k 2>/dev/null "
+    f"| head -n {WORKSPACE_FILES}"
+)
+
+
+async def workspace_files(sb: Sandbox) -> dict[str, str]:
+    """The final /workspace's Python files (relative path -> text), for the replay; what cannot be listed or read
+    as text is left out (the model's own doing: its cells then run without it)."""
+    try:
+        listing = await sb.exec(["bash", "-c", LIST_FILES], timeout=20, max_output=64 << 10)
+        paths = [p for p in listing.stdout.splitlines() if p.startswith("/workspace/") and "\n" not in p]
+        contents = await sb.read_files(paths[:WORKSPACE_FILES]) if paths else {}
+    except SandboxError:
+        raise
+    except Exception:  # noqa: BLE001 - a listing the model's files broke: the replay runs without them
+        return {}
+    out = {}
+    for path, data in contents.items():
+        if data is not None and len(data) <= WORKSPACE_BYTES:
+            try:
+                out[path.removeprefix("/workspace/")] = data.decode()
+            except UnicodeDecodeError:
+                continue
+    return out
 
 
 FAMILY = OrmFamily()

@@ -207,6 +207,7 @@ class Lease:
     command_seconds: list[float] = field(default_factory=list)
     released: bool = False
     replaced: int = 0
+    cells: list[str] = field(default_factory=list)  # execute_code cells since the session began (orm_replay.py)
     _replacing: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
     _last_ending: str = ""
 
@@ -220,6 +221,8 @@ class Lease:
         `LeaseError` for a harness fault.
         """
         check_tool_args(tool, args)  # a call the tools do not accept is the model's to fix, not a fault
+        if tool == "execute_code":
+            self.cells.append(args["code"])  # the host's record of what the model ran: a family may run it again
         if self.released:
             raise LeaseError("the rollout's sandbox was already released")
         if self.fault is not None:
@@ -257,6 +260,7 @@ class Lease:
                 raise LeaseError("the rollout's sandbox was released while it was being replaced")
             self.sid = new
             self.replaced += 1
+            self.cells.clear()  # the fresh sandbox's session starts empty: what ran before is gone
         logger.info("task %s: sandbox replaced after it was ended from inside (%s)", self.task.task_id, evidence)
         return sandbox_replaced_message(evidence)
 
@@ -277,6 +281,8 @@ class Lease:
                 return self.harness_fault(f"could not take the final state out of the sandbox: {exc}")
         finally:
             await self.release()  # before grading: a rollout holds one budget slot at a time
+        if getattr(get_family(self.task.family), "replays_cells", False):
+            final["cells"] = list(self.cells)
         final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
         grade = await grade_final(self.task, final, self.rollouts.grader)
         return unproven(grade, self.rollouts.sandboxes, self.rollouts.settings.backend)

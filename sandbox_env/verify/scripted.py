@@ -45,6 +45,8 @@ async def scripted_rollout(
             final = await family.collect(sb, task)
         except Exception as exc:  # noqa: BLE001 - as in the env: the harness failed, not the model
             return ScriptedRun(Grade.harness_fault(f"could not take the final state out of the sandbox: {exc}"), outputs)
+    if getattr(family, "replays_cells", False):  # as the Lease records them (rollout/core.py)
+        final["cells"] = [c["args"]["code"] for c in calls if c["tool"] == "execute_code"]
     final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
     t0 = time.perf_counter()
     grade = await grade_final(task, final, grader or Grader(backend, image))

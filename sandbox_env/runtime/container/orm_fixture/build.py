@@ -97,6 +97,11 @@ def _hand_written(variant: int, reverse: bool) -> dict[str, list]:
     }
 
 
+def world_rows(variant: int, reverse: bool = False) -> dict[str, list]:
+    """Every row of the world `variant` names, as model field dicts (plus "book_authors" pairs)."""
+    return _seeded(variant, reverse) if variant >= FIRST_SEED else _hand_written(variant, reverse)
+
+
 def build_database(path: str, variant: int = 0, reverse: bool = False) -> None:
     """Create the tables from the models and insert the data of `variant`, at path (replaced if it exists)."""
     os.environ["ORM_FIXTURE_DB"] = path
@@ -117,7 +122,7 @@ def build_database(path: str, variant: int = 0, reverse: bool = False) -> None:
     with connection.schema_editor() as editor:
         for model in models:
             editor.create_model(model)
-    rows = _seeded(variant, reverse) if variant >= FIRST_SEED else _hand_written(variant, reverse)
+    rows = world_rows(variant, reverse)
     with transaction.atomic():  # foreign keys are checked at commit: a mentor may come later in a reversed build
         for model in models:
             model.objects.bulk_create((model(**r) for r in rows[model.__name__]), batch_size=2000)
