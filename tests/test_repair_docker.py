@@ -3,7 +3,7 @@
 For one stored repair task of each family: the re-verification path of the command
 (verify/repair.py `reverify`: the base reference 1.0, the broken files below 1.0 through
 the family's real grader, orm on every admitted fixture variant), a rollout that leaves the
-broken deliverable as set up (the null policy of a repair task: below 1.0, never a harness
+broken deliverable as set up (the null policy of a repair task: 0.0, never a harness
 fault), and a rollout that plays the base task's reference (1.0). For one repair of each family
 whose base has alt_* answers: each alt graded under the repair row (1.0 on every variant the row
 admits), and a planted "alt" that is the broken deliverable failing its control.
@@ -58,7 +58,7 @@ async def test_the_broken_deliverable_as_set_up_loses_and_the_reference_wins(bac
         if calls:
             assert grade.score == 1.0, f"{task.task_id} reference: {grade.reason}"
         else:
-            assert grade.score < 1.0, f"{task.task_id}: the broken deliverable as set up scores {grade.score}"
+            assert grade.score == 0.0, f"{task.task_id}: the broken deliverable as set up scores {grade.score}"
             if task.family == "orm":  # setup ran the broken cell: `result` is its answer, not missing
                 assert run.final["result"] != {"missing": True}
                 assert task.files[repair_store.ORM_CELL] in task.prompt or "/workspace/query.py" in task.prompt

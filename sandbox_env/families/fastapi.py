@@ -250,7 +250,8 @@ class FastAPIFamily:
             return _failed(checks, f"app.py failed to import: {last}", imported=False, detail=error)
         if not report.get("has_app"):
             return _failed(checks, "app.py imported, but it defines no module-level `app`", imported=True)
-        return _score(checks, canaries, layout, report, openapi_url)
+        scoring = (task.grading.get("scoring", FRACTION), task.grading.get("rule_checks"))
+        return _score(checks, canaries, layout, report, openapi_url, scoring)
 
 
 def composed_measures(meta: dict[str, Any], check_names: list[str], where: str) -> dict[str, Any]:
@@ -276,12 +277,37 @@ def _failed(checks: list[dict[str, Any]], reason: str, *, imported: bool, detail
     return Grade(0.0, reason, rows, {"module_imported": float(imported), "checks_passed": 0.0, "tampered": 0.0})
 
 
+FRACTION, ALL_CHECKS, RULES_GATE = "fraction", "all", "rules_gate"  # grading["scoring"]
+RULE_GATE = 0.5  # a composed task's reward while one of its app-wide rules does not hold, as a share of its fraction
+
+
+def reward(rows: list[dict[str, Any]], scoring: str, rule_checks: list[str] | None = None) -> tuple[float, str]:
+    """The score of checked rows under a task's scoring rule, and what the rule did (empty when nothing).
+
+    `fraction` (hand-written tasks): the share of checks that pass. `all` (repair tasks): 1.0 only when
+    every check passes; the broken app already passes most of them, so a share would pay for leaving it
+    as it is. `rules_gate` (composed tasks): the share, halved while any check of an app-wide rule fails
+    (`rule_checks`: the rules' own checks and the part checks a rule rewrote, generate/compose_store.py),
+    so an app without the rule that ties its parts together loses at least half the reward.
+    """
+    passed = sum(r["passed"] for r in rows)
+    fraction = passed / len(rows)
+    if scoring == ALL_CHECKS and passed < len(rows):
+        return 0.0, "a repair scores only when every check passes"
+    if scoring == RULES_GATE:
+        governed = set(rule_checks or ())
+        if any(not r["passed"] for r in rows if r["name"] in governed):
+            return fraction * RULE_GATE, "an app-wide rule does not hold: the score is halved"
+    return fraction, ""
+
+
 def _score(
     checks: list[dict[str, Any]],
     canaries: list[dict[str, Any]],
     layout: list[list[tuple[str, int, int]]],
     report: dict[str, Any],
     openapi_url: str,
+    scoring: tuple[str, list[str] | None] = (FRACTION, None),
 ) -> Grade:
     sessions = report.get("sessions") or []
     step_resp: dict[tuple[int, int], dict[str, Any]] = {}
@@ -323,8 +349,13 @@ def _score(
         metrics["tampered"] = 1.0
         return Grade(0.0, "tampered: " + "; ".join(problems), rows, metrics, tampered=True)
     failing = [r["name"] for r in rows if not r["passed"]]
-    reason = f"{passed}/{len(checks)} checks pass" + (f"; failing: {', '.join(failing)}" if failing else "")
-    return Grade(fraction, reason, rows, metrics)
+    score, rule = reward(rows, *scoring)
+    reason = (
+        f"{passed}/{len(checks)} checks pass"
+        + (f"; {rule}" if rule else "")
+        + (f"; failing: {', '.join(failing)}" if failing else "")
+    )
+    return Grade(score, reason, rows, metrics)
 
 
 FAMILY = FastAPIFamily()

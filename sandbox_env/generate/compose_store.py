@@ -17,6 +17,7 @@ from typing import Any
 from sandbox_env.constants import PACKAGE_DIR
 from sandbox_env.families.base import TaskRow
 from sandbox_env.families.fastapi import APP_PATH, REQUEST_TIMEOUT, build_prompt
+from sandbox_env.generate.compose_logic import INVALID_BODY
 from sandbox_env.generate.task_lines import read_lines, write_lines
 
 COMPOSED_FILE = PACKAGE_DIR / "data" / "composed_tasks.jsonl"
@@ -31,6 +32,23 @@ def read(path: Path = COMPOSED_FILE) -> list[dict[str, Any]]:
     return read_lines(path)
 
 
+def rule_checks(checks: list[dict[str, Any]]) -> list[str]:
+    """The checks of the app-wide rules: their own (`rule: ...`) and the part checks invalid_400 rewrote (a step
+    expecting its body). stamp's header is expected on every step of every check, so an app without it fails
+    them all; its own check is the one that gates."""
+    out = []
+    for check in checks:
+        rewritten = any(step["expect"].get("json") == INVALID_BODY for step in check["steps"])
+        if check["name"].startswith("rule: ") or rewritten:
+            out.append(check["name"])
+    return out
+
+
+RULES_GATE_SENTENCE = (
+    "Scoring: the share of the checks that pass, halved while any of the rules for the whole service does not hold."
+)
+
+
 def compile_composed(record: dict[str, Any]) -> TaskRow:
     """The task row of one stored composed task, graded like any fastapi task."""
     return TaskRow(
@@ -38,7 +56,7 @@ def compile_composed(record: dict[str, Any]) -> TaskRow:
         family="fastapi",
         difficulty=record["difficulty"],
         category=CATEGORY,
-        prompt=build_prompt({"title": record["title"], "spec": record["spec"]}),
+        prompt=build_prompt({"title": record["title"], "spec": record["spec"].rstrip() + "\n\n" + RULES_GATE_SENTENCE}),
         files={},
         collect=[APP_PATH],
         grading={
@@ -47,6 +65,8 @@ def compile_composed(record: dict[str, Any]) -> TaskRow:
             "catch_all": False,
             "request_timeout": REQUEST_TIMEOUT,
             "vary": record["vary"],
+            "scoring": "rules_gate",  # families/fastapi.py `reward`: the app-wide rules gate the parts
+            "rule_checks": rule_checks(record["checks"]),
         },
         source="composed",
         split=record["split"],

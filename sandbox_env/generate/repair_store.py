@@ -58,7 +58,8 @@ def repair_section(family: str, files: dict[str, str], report: str) -> str:
         )
         after = (
             "Repair /workspace/app.py so that the whole specification holds. Every behaviour it states is "
-            "checked, with other values than these, not only the one reported."
+            "checked, with other values than these, not only the one reported. The repair scores 1.0 only "
+            "when every check passes, and 0.0 otherwise."
         )
     else:
         paths = ", ".join(sorted(files))
@@ -94,6 +95,7 @@ def compile_repair(record: dict[str, Any], base: TaskRow, alts: Sequence[str] = 
         prompt = _django_prompt(prompt)
     else:
         files = {**base.files, **broken}
+        grading["scoring"] = "all"  # the broken app passes most checks: a share would pay for doing nothing
     return TaskRow(
         task_id=record["task_id"],
         family=family,
