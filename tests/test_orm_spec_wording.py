@@ -268,3 +268,14 @@ def test_a_row_number_states_its_tiebreak_as_numbering_and_its_top_k_keeps_no_ti
     assert "rows tied at the cut still take separate positions, so at most 2 rows per genre's name are kept" in spec["spec"]
     ranked = render_spec(dataclasses.replace(q, cols=(*q.cols[:2], ("pos", dataclasses.replace(pos, fn="rank")))))
     assert "ranks are computed before this cut)." in ranked["spec"] and "separate positions" not in ranked["spec"]
+
+
+def test_every_orm_prompt_that_orders_by_text_states_the_collation():
+    from sandbox_env.dataset import load_rows
+    from sandbox_env.families.orm import COLLATION, TEXT_ORDER
+
+    rows = [r for r in load_rows() if r["info"]["family"] == "orm"]
+    orders = [line for r in rows for line in r["question"].splitlines() if line.startswith("Order: ")]
+    texts = [o for o in orders if any(words in o for words in TEXT_ORDER)]
+    assert len(texts) > 1000
+    assert all(COLLATION in o for o in texts), [o for o in texts if COLLATION not in o][:3]

@@ -131,12 +131,25 @@ def read_orm_task(folder: Path) -> dict[str, Any]:
     return meta
 
 
+COLLATION = "Text compares by character code: capitals before lower case."
+TEXT_ORDER = ("A to Z", "Z to A")  # how an order names a text key
+
+
+def order_text(order: str) -> str:
+    """The task's order, with the collation stated wherever it orders by text (SQLite's default, BINARY):
+    "A to Z" alone reads one way to a person and another to a case-insensitive sort."""
+    order = order.strip()
+    if any(words in order for words in TEXT_ORDER) and COLLATION not in order:
+        order = f"{order.rstrip('.')}. {COLLATION}"
+    return order
+
+
 def build_prompt(meta: dict[str, Any]) -> str:
     """What the model reads: the schema, the task, the exact output shape and order, the contract."""
     cols = ", ".join(meta["columns"])
     return (
         f"{SCHEMA}\n\n## Task: {meta['title']}\n\n{meta['spec'].strip()}\n\n"
-        f"Each row: ({cols})\nOrder: {meta['order'].strip()}\n\n{CONTRACT}"
+        f"Each row: ({cols})\nOrder: {order_text(meta['order'])}\n\n{CONTRACT}"
     )
 
 
