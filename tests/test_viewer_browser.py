@@ -247,6 +247,18 @@ def test_a_run_that_saved_no_grade_at_all_says_how_to_make_one(browser, tmp_path
     assert "This run saved no grade (make runs with `websandbox eval`" in detail.find_element("css selector", ".no-grade").text
 
 
+def test_a_v1_run_that_saved_no_grade_gives_advice_of_its_own_stack(browser, tmp_path):
+    """v1 has no -C grade: its runs keep the grade in each trace's info, so the advice says that instead."""
+    run = load_run(V1_RUNS / "null")
+    for rollout in run.rollouts:
+        rollout["grade"] = None
+    open_report(browser, write_report(run, tmp_path / "ungraded.html"))
+    _, detail = open_rollout(browser, run.rollouts[0]["task_id"])
+    text = detail.find_element("css selector", ".no-grade").text
+    assert "-C grade" not in text and "a v1 run keeps it in each trace's info" in text
+    assert console_errors(browser) == []
+
+
 def test_a_comparison_shows_each_tasks_change_and_which_flipped(browser, compare_report):
     open_report(browser, compare_report)
     section = browser.find_element("id", "compare")

@@ -305,12 +305,20 @@
     return box;
   }
 
+  // what makes a run save its grades, on the stack that made this one (v1 saves them in each trace's info)
+  function noGradeAdvice(format) {
+    if (format === "v1") {
+      return "This run saved no grade: a v1 run keeps it in each trace's info, and none is there (the rollouts ended before grading).";
+    }
+    return "This run saved no grade (make runs with `websandbox eval` or vf-eval's -C grade).";
+  }
+
   function gradeView(r) {
     var sec = el("section", "grade", el("h3", "", "Grade"));
     var g = r.grade;
     if (!g) {
       if (!HAS_GRADES) {
-        sec.append(el("p", "muted no-grade", "This run saved no grade (make runs with `websandbox eval` or vf-eval's -C grade)."));
+        sec.append(el("p", "muted no-grade", noGradeAdvice(DATA.format)));
       } else if (r.error) {
         sec.append(el("p", "no-grade bad", "Not graded: the rollout stopped on an error before grading."), pre(r.error, "assertion"));
       } else {
