@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,22 +22,9 @@ from sandbox_env.constants import ENV_ID, REPO_ROOT
 from sandbox_env.dataset import load_rows
 from sandbox_env.rollout.image import image_tag
 from sandbox_env.sandbox.docker import leaked_containers
+from tests.wheel_kit import run_shown, uv_path
 
 VERIFIERS = "verifiers==0.3.1"
-
-
-def _uv() -> str:
-    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
-    if not Path(uv).exists():
-        pytest.fail("uv is needed to build and install the wheel: pip install uv (make setup installs it)")
-    return uv
-
-
-def _run(cmd: list[str], cwd: Path, env: dict | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    print(f"$ {' '.join(cmd)}  (exit {proc.returncode})\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
-    assert proc.returncode == 0, f"{cmd[0]} {cmd[1]} failed with exit code {proc.returncode}"
-    return proc
 
 
 def _one_task_per_family() -> list[str]:
@@ -54,12 +40,12 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     """(venv, working folder): the wheel built from this checkout, installed outside it."""
     root = tmp_path_factory.mktemp("wheel")
     assert REPO_ROOT not in root.parents, "the venv must live outside the checkout"
-    uv = _uv()
-    _run([uv, "build", "--wheel", "--out-dir", str(root / "dist"), str(REPO_ROOT / "environments" / ENV_ID)], root)
+    uv = uv_path()
+    run_shown([uv, "build", "--wheel", "--out-dir", str(root / "dist"), str(REPO_ROOT / "environments" / ENV_ID)], root)
     (wheel,) = (root / "dist").glob("websandbox-*.whl")
     venv = root / "venv"
-    _run([uv, "venv", "--python", sys.executable, str(venv)], root)
-    _run([uv, "pip", "install", "--python", str(venv / "bin" / "python"), str(wheel), VERIFIERS], root)
+    run_shown([uv, "venv", "--python", sys.executable, str(venv)], root)
+    run_shown([uv, "pip", "install", "--python", str(venv / "bin" / "python"), str(wheel), VERIFIERS], root)
     work = root / "work"
     work.mkdir()
     return venv, work
@@ -90,7 +76,7 @@ def test_the_wheel_holds_the_module_with_its_pyproject_and_the_package_without_c
 def test_the_checkouts_own_wheel_carries_the_image_sources_in_the_package(tmp_path):
     import zipfile
 
-    _run([_uv(), "build", "--wheel", "--out-dir", str(tmp_path), str(REPO_ROOT)], tmp_path)
+    run_shown([uv_path(), "build", "--wheel", "--out-dir", str(tmp_path), str(REPO_ROOT)], tmp_path)
     (wheel,) = tmp_path.glob("websandbox_dev-*.whl")
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
@@ -130,7 +116,7 @@ def test_the_installed_package_carries_its_code_images_data_and_eval_defaults(in
         "  'dockerfile': (IMAGES_DIR / 'Dockerfile').is_file(), 'data': DATA_FILE.is_file(), 'images': str(IMAGES_DIR),\n"
         "  'tag': image_tag(), 'defaults': get_env_eval_defaults('websandbox')}))\n"
     )
-    out = _run([str(venv / "bin" / "python"), "-c", probe], work, _user_env(venv)).stdout
+    out = run_shown([str(venv / "bin" / "python"), "-c", probe], work, _user_env(venv)).stdout
     found = json.loads(out.strip().splitlines()[-1])
     site = str(venv / "lib")
     assert found["sandbox_env"].startswith(site) and found["websandbox"].startswith(site)
@@ -144,11 +130,11 @@ def test_the_installed_package_carries_its_code_images_data_and_eval_defaults(in
 def test_the_installed_package_scores_one_on_a_task_of_each_family_through_vf_eval(installed, image):
     venv, work = installed
     env = _user_env(venv)
-    built = _run([str(venv / "bin" / "websandbox"), "build-image"], work, env)
+    built = run_shown([str(venv / "bin" / "websandbox"), "build-image"], work, env)
     assert image in built.stdout  # found, not rebuilt: the checkout's image for the same sources
     tasks = _one_task_per_family()
     cmd = [str(venv / "bin" / "websandbox"), "eval", "-a", json.dumps({"task_ids": tasks}), "-c", "3"]
-    proc = _run(cmd, work, env, timeout=1800)
+    proc = run_shown(cmd, work, env, timeout=1800)
     assert "eval_dataset is not set" not in proc.stdout + proc.stderr
     (run,) = (work / "outputs" / "evals" / f"{ENV_ID}--reference").iterdir()  # in the folder it ran in
     rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines() if line.strip()]

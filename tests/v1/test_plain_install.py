@@ -27,35 +27,22 @@ from stand_in import PINNED_VERSION, build_stand_in
 from sandbox_env.constants import ENV_ID, REPO_ROOT
 from sandbox_env.sandbox.docker import leaked_containers
 from sandbox_env.viewer import load_run
+from tests.wheel_kit import run_shown, uv_path
 
 TASKS = ["orm_adv_01", "dj01", "fastapi_body_embed"]
 DOCS_WITH_PRIME_RL_CONFIGS = ["environments/websandbox/README.md", "docs/multi-host.md"]
 
 
-def _uv() -> str:
-    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
-    if not Path(uv).exists():
-        pytest.fail("uv is needed to build and install the wheel: pip install uv (make setup-v1 installs it)")
-    return uv
-
-
-def _run(cmd: list[str], cwd: Path, env: dict | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    print(f"$ {' '.join(cmd)}  (exit {proc.returncode})\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
-    assert proc.returncode == 0, f"{cmd[0]} {cmd[1]} failed with exit code {proc.returncode}"
-    return proc
-
-
 def _venv_with(root: Path, *requirements: str) -> Path:
-    uv = _uv()
+    uv = uv_path()
     venv = root / "venv"
-    _run([uv, "venv", "--python", sys.executable, str(venv)], root)
-    _run([uv, "pip", "install", "--python", str(venv / "bin" / "python"), *requirements], root)
+    run_shown([uv, "venv", "--python", sys.executable, str(venv)], root)
+    run_shown([uv, "pip", "install", "--python", str(venv / "bin" / "python"), *requirements], root)
     return venv
 
 
 def _python(venv: Path, code: str, cwd: Path) -> str:
-    return _run([str(venv / "bin" / "python"), "-c", code], cwd, _plain_env(cwd)).stdout
+    return run_shown([str(venv / "bin" / "python"), "-c", code], cwd, _plain_env(cwd)).stdout
 
 
 def _plain_env(home: Path) -> dict[str, str]:
@@ -74,7 +61,7 @@ def _plain_env(home: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    _run([_uv(), "build", "--wheel", "--out-dir", str(out), str(REPO_ROOT / "environments" / ENV_ID)], out)
+    run_shown([uv_path(), "build", "--wheel", "--out-dir", str(out), str(REPO_ROOT / "environments" / ENV_ID)], out)
     (built,) = out.glob("websandbox-*.whl")
     return built
 
@@ -119,7 +106,7 @@ def test_a_plain_install_resolves_verifiers_0_4_and_brings_no_uv(plain, tmp_path
 def test_a_plain_install_scores_every_family_with_no_network_and_empty_caches(plain, image, tmp_path):
     env = _plain_env(tmp_path)
     cmd = [str(plain / "bin" / "websandbox"), "eval", "-a", json.dumps({"task_ids": TASKS, "image": image}), "-c", "3"]
-    proc = _run(_offline(cmd), tmp_path, env, timeout=1800)
+    proc = run_shown(_offline(cmd), tmp_path, env, timeout=1800)
     (run,) = [p for p in (tmp_path / "outputs" / "v1").iterdir() if p.is_dir()]
     assert _scores(run) == dict.fromkeys(TASKS, 1.0), proc.stdout[-3000:]
     assert not (tmp_path / "home" / ".local" / "bin" / "uv").exists()  # nothing installed uv behind the user's back
@@ -160,7 +147,7 @@ def test_every_prime_rl_config_the_docs_give_loads_its_taskset_beside_the_pinned
         "    counts.append(len(list(vf.load_taskset(config.taskset))))  # as its orchestrator loads the tasks\n"
         "print(json.dumps(counts))\n"
     )
-    out = _run([str(pinned / "bin" / "python"), "-c", probe, json.dumps(sources)], tmp_path, _plain_env(tmp_path)).stdout
+    out = run_shown([str(pinned / "bin" / "python"), "-c", probe, json.dumps(sources)], tmp_path, _plain_env(tmp_path)).stdout
     counts = json.loads(out.strip().splitlines()[-1])
     assert len(counts) == len(sources) and all(n > 0 for n in counts), counts
 
@@ -169,7 +156,7 @@ def test_every_prime_rl_config_the_docs_give_loads_its_taskset_beside_the_pinned
 def test_websandbox_eval_runs_v1_eval_by_module_beside_the_pinned_build_and_says_its_name(pinned, image, tmp_path):
     env = _plain_env(tmp_path)
     cmd = [str(pinned / "bin" / "websandbox"), "eval", "-a", json.dumps({"task_ids": TASKS[:1], "image": image})]
-    proc = _run(cmd, tmp_path, env, timeout=900)
+    proc = run_shown(cmd, tmp_path, env, timeout=900)
     assert "installed as `eval`" in proc.stdout
     (run,) = [p for p in (tmp_path / "outputs" / "v1").iterdir() if p.is_dir()]
     assert _scores(run) == {TASKS[0]: 1.0}
