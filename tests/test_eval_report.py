@@ -99,6 +99,26 @@ def test_live_counts_print_a_line_as_groups_finish_and_wait_for_a_whole_line(tmp
     assert live.run == run
 
 
+def test_live_counts_of_a_v1_run_read_its_episodes_and_say_done_of_total_and_the_time_left(tmp_path):
+    from sandbox_env.cli.eval_live import KnownRun, v1_records
+
+    episodes = (Path(__file__).parent / "fixtures" / "v1_runs" / "reference" / "traces.jsonl").read_text().splitlines()
+    run = tmp_path / "websandbox--reference--0000"
+    out = io.StringIO()
+    live = LiveCounts(KnownRun(run), out=out, results="traces.jsonl", records=v1_records, total=len(episodes) + 2)
+    assert live.poll() == 0  # the run's folder is not there yet
+    run.mkdir()
+    (run / "traces.jsonl").write_text(episodes[0] + "\n" + episodes[1][:30])
+    assert live.poll() == 1
+    with (run / "traces.jsonl").open("a") as f:
+        f.write(episodes[1][30:] + "\n" + "".join(e + "\n" for e in episodes[2:]))
+    assert live.poll() == len(episodes) - 1
+    lines = [line for line in out.getvalue().splitlines() if line]
+    assert lines[0].startswith(f"[websandbox] 1/{len(episodes) + 2} done · errored 0 · ")
+    assert "mean reward 1.000" in lines[-1] and lines[-1].endswith(" left")
+    assert f"{len(episodes)}/{len(episodes) + 2} done" in lines[-1]
+
+
 def _age(run: Path, seconds: float) -> None:
     then = time.time() - seconds
     for f in run.iterdir():

@@ -10,6 +10,12 @@ thread here reads the file as it grows and prints one line each time rollouts fi
 (`cut at the token limit N` joins it once a rollout had a reply cut there, and a count of tool
 calls that stays 0 is the first sign of a server that dropped the tools: viewer/notes.py.)
 
+On verifiers 0.4 (`websandbox eval` on v1, cli/eval_v1.py) the same thread reads the run's
+`traces.jsonl`, one episode a line (`v1_records`), and, since the run's size is known there,
+the line starts with done/total and ends with an estimate of the time left:
+
+    [websandbox] 12/40 done · errored 0 · ... · mean reward 0.917 (finished 0.917) · about 2 min left
+
 Decisions: lines, not a redrawn status line, because vf-eval owns the terminal (a tqdm
 bar on stderr, or its Rich display) and two processes redrawing one line garble both; the
 lines go to stderr, where the bar is, and clear the bar's partial line first on a
@@ -24,6 +30,9 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -52,10 +61,11 @@ class Tally:
         """The table's row over every rollout so far (its last row: "all", or the only family)."""
         return family_table(self.records)[-1]
 
-    def line(self) -> str:
+    def line(self, total: int | None = None, elapsed: float | None = None) -> str:
         row = self.counts()
+        done = f"{row['rollouts']}/{total} done" if total else f"{row['rollouts']} done"
         parts = [
-            f"{row['rollouts']} done",
+            done,
             f"errored {errored_cell(row)}",
             f"scoring errors {row['scoring_errors']}",
             f"tampered {row['tampered']}",
@@ -68,14 +78,57 @@ class Tally:
             fin = row["mean_finished"]
             finished = f"finished {fin:.3f}" if fin is not None else "none finished"
             parts.append(f"mean reward {row['mean_reward']:.3f} ({finished})")
+        if total and elapsed is not None and 0 < row["rollouts"] < total:
+            parts.append(f"about {_duration(elapsed / row['rollouts'] * (total - row['rollouts']))} left")
         return "[websandbox] " + " · ".join(parts)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+Records = Callable[[dict, int], list[dict]]  # one saved line -> viewer records (the index of the first given)
+
+
+def classic_records(row: dict, first: int) -> list[dict]:
+    """A classic `results.jsonl` line: one rollout."""
+    return [rollout(row, first, "")]
+
+
+def v1_records(episode: dict, first: int) -> list[dict]:
+    """A v1 `traces.jsonl` line: an episode, one record per trace (viewer/v1.py reads them alike)."""
+    from sandbox_env.viewer.v1 import rollout as v1_rollout
+    from sandbox_env.viewer.v1 import transcript
+
+    traces = [t for t in episode.get("traces") or [] if isinstance(t, dict)]
+    return [v1_rollout(t, episode, first + i, "", transcript(t)[1]) for i, t in enumerate(traces)]
+
+
+@dataclass
+class KnownRun:
+    """A run whose folder is known before it is written (v1: the config names it)."""
+
+    path: Path
+
+    def find(self) -> Path | None:
+        return self.path if self.path.is_dir() else None
 
 
 class LiveCounts:
     """Tails the run that `where` finds and prints the tally each time rollouts finish."""
 
-    def __init__(self, where: RunLocation, out: TextIO | None = None, interval: float = POLL_SECONDS) -> None:
+    def __init__(
+        self,
+        where: RunLocation | KnownRun,
+        out: TextIO | None = None,
+        interval: float = POLL_SECONDS,
+        results: str = RESULTS,
+        records: Records = classic_records,
+        total: int | None = None,
+    ) -> None:
         self.where = where
+        self.results, self.records, self.total = results, records, total
+        self.started = time.monotonic()
         self.out = out or sys.stderr
         self.interval = interval
         self.tally = Tally()
@@ -109,7 +162,7 @@ class LiveCounts:
             self.run = self.where.find()
             if self.run is None:
                 return 0
-        path = self.run / RESULTS
+        path = self.run / self.results
         if not path.is_file():
             return 0
         with path.open("rb") as f:
@@ -123,10 +176,11 @@ class LiveCounts:
         for raw in lines:
             row = _parse(raw)
             if row is not None:
-                self.tally.add(rollout(row, self.tally.done, ""))
-                added += 1
+                for record in self.records(row, self.tally.done):
+                    self.tally.add(record)
+                    added += 1
         if added:
-            self._say(self.tally.line())
+            self._say(self.tally.line(self.total, time.monotonic() - self.started))
         return added
 
     def _say(self, text: str) -> None:

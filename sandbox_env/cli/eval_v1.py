@@ -17,6 +17,7 @@ status of a run that mostly errored.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -79,31 +80,84 @@ def eval_config(
     return config
 
 
-def run_vf_eval(config: dict[str, Any], log_file: Path | None = None) -> tuple[int, Path]:
-    """Run v1's `vf-eval` on the config; returns (exit code, run directory)."""
-    import tomli_w
+def run_vf_eval(config: dict[str, Any], log_file: Path | None = None, total: int | None = None) -> tuple[int, Path]:
+    """Run v1's `vf-eval` on the config; returns (exit code, run directory).
 
-    from sandbox_env.cli.supervise import Supervised
-    from sandbox_env.cli.v1_cli import v1_eval_command, v1_eval_description, v1_eval_script_name
+    While it runs, a line each time rollouts finish (cli/eval_live.py): done/`total`, errored, scoring
+    errors, the mean so far and the time left.
+    """
+    import tomli_w
 
     run_dir = Path(config["output_dir"]) / config["run"]["name"]
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     config_file = run_dir.parent / f".{config['run']['name']}.toml"
     config_file.write_text(tomli_w.dumps(config))
-    cmd = v1_eval_command("@", str(config_file), "--no-rich")
+    try:
+        return _run_v1_eval(["@", str(config_file), "--no-rich"], run_dir, log_file, total), run_dir
+    finally:
+        config_file.unlink(missing_ok=True)
+
+
+def _run_v1_eval(args: list[str], run_dir: Path, log_file: Path | None, total: int | None) -> int:
+    """v1's eval on `args`, supervised, with the live counts of `run_dir`; its exit code."""
+    from sandbox_env.cli.eval_live import KnownRun, LiveCounts, v1_records
+    from sandbox_env.cli.supervise import Supervised
+    from sandbox_env.cli.v1_cli import v1_eval_command, v1_eval_description, v1_eval_script_name
+    from sandbox_env.viewer.v1 import TRACES
+
+    cmd = v1_eval_command(*args)
     env = {**os.environ, POLICY_KEY_VAR: os.environ.get(POLICY_KEY_VAR, "local-policy")}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # uv for the harness
-    print(f"$ {v1_eval_script_name() or 'vf-eval'} @ {config_file} --no-rich  # {v1_eval_description()}", flush=True)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    print(f"$ {v1_eval_script_name() or 'vf-eval'} {' '.join(args)}  # {v1_eval_description()}", flush=True)
     out = open(log_file, "w") if log_file else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    counts = LiveCounts(KnownRun(run_dir), results=TRACES, records=v1_records, total=total).start()
     try:
         # stdout carries every trace as JSON (the run's own file has them); logs go to stderr.
         # Supervised: signals reach vf-eval's whole group, which never outlives this process.
-        code = Supervised(cmd, cwd=Path.cwd(), env=env, stdout=out).run()
+        return Supervised(cmd, cwd=Path.cwd(), env=env, stdout=out).run()
     finally:
+        counts.stop()
         if log_file:
             out.close()
-        config_file.unlink(missing_ok=True)
-    return code, run_dir
+
+
+SAVED_CONFIG = Path("configs") / "resolved" / "eval.json"  # where v1 keeps the config a run was made with
+
+
+def newest_v1_run(base: Path | None = None) -> Path | None:
+    """The newest run under this folder's v1 outputs that v1 can resume (it saved its config)."""
+    runs = [p for p in output_dir(base).glob("*") if (p / SAVED_CONFIG).is_file()]
+    return max(runs, key=lambda p: (p / SAVED_CONFIG).stat().st_mtime, default=None)
+
+
+def resume_eval_v1(run_dir: Path | None, policy: str = "reference", script: Path | None = None) -> tuple[int, Path]:
+    """v1's own `--resume` of `run_dir` (default: the newest run here): its missing and errored rollouts run again.
+
+    v1 resumes only under the exact config the run was made with, so the scripted policy is served
+    again at the address that config names, and the policy must be the run's own.
+    """
+    from urllib.parse import urlsplit
+
+    from sandbox_env.policy.launch import start_policy_server
+
+    run_dir = run_dir or newest_v1_run()
+    if run_dir is None or not (run_dir / SAVED_CONFIG).is_file():
+        where = run_dir or output_dir()
+        raise ValueError(f"--resume: no v1 run to go on with at {where} (a run folder holds {SAVED_CONFIG})")
+    saved = json.loads((run_dir / SAVED_CONFIG).read_text())
+    model = "script" if script else policy
+    if saved.get("model") != model:
+        hint = "--script FILE" if saved.get("model") == "script" else f"--policy {saved.get('model')}"
+        raise ValueError(f"--resume {run_dir}: the run was made with the {saved.get('model')} policy; give {hint}")
+    address = urlsplit(saved["client"]["base_url"])
+    try:
+        server, _ = start_policy_server(policy, script, address.hostname or "127.0.0.1", address.port or 0)
+    except (OSError, RuntimeError) as exc:  # the address is taken: no other would match the saved config
+        raise ValueError(f"--resume: the run's policy address {address.netloc} cannot be served again: {exc}") from None
+    try:
+        return _run_v1_eval(["@", str(run_dir / SAVED_CONFIG), "--resume", "--no-rich"], run_dir, None, None), run_dir
+    finally:
+        server.should_exit = True
 
 
 def load_run(run_dir: Path) -> list[Any]:
@@ -145,9 +199,29 @@ def run_eval_v1(
     name = f"websandbox--{model}--{uuid.uuid4().hex[:8]}"
     try:
         config = eval_config(model, url, name, concurrency, num_examples, rollouts, env_args, agent, train_tokenizer)
-        return run_vf_eval(config)
+        return run_vf_eval(config, total=planned_rollouts(env_args, num_examples, rollouts))
     finally:
         server.should_exit = True
+
+
+def planned_rollouts(env_args: dict | None, num_examples: int, rollouts: int) -> int | None:
+    """How many rollouts the run makes: the tasks its filters select (at most `num_examples`), times `rollouts`."""
+    from sandbox_env.dataset import DEFAULT_SPLIT, load_rows, select_rows
+
+    args = env_args or {}
+    try:
+        rows = select_rows(
+            load_rows(),
+            family=args.get("family"),
+            difficulty=args.get("difficulty"),
+            category=args.get("category"),
+            task_ids=args.get("task_ids"),
+            split=args.get("split") or DEFAULT_SPLIT,
+        )
+    except ValueError:  # refused before the run (cli/eval_checks.py); no count rather than a wrong one
+        return None
+    tasks = len(rows) if num_examples < 0 else min(num_examples, len(rows))
+    return tasks * max(1, rollouts)
 
 
 def print_table_v1(rows: list[dict[str, Any]], title: str) -> None:

@@ -220,7 +220,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def refuse_classic_only(args: argparse.Namespace) -> None:
     """On verifiers 0.4, say which of `websandbox eval`'s options only the classic stack has, instead of ignoring them."""
-    given = [name for name, value in (("--resume", args.resume), ("--fail-after", args.fail_after)) if value is not None]
+    given = [name for name, value in (("--fail-after", args.fail_after),) if value is not None]
     if args.vf_args:
         given.append("arguments after `--`")
     if given:
@@ -235,17 +235,21 @@ def cmd_eval_v1(args: argparse.Namespace, env_args: dict) -> int:
     after the same checks as on classic (cli/eval_checks.py)."""
     from sandbox_env.cli.eval_checks import check_eval_input
     from sandbox_env.cli.eval_report import report
-    from sandbox_env.cli.eval_v1 import run_eval_v1
+    from sandbox_env.cli.eval_v1 import resume_eval_v1, run_eval_v1
     from sandbox_env.sandbox.registry import backend_tools
     from sandbox_env.sandbox.runs import RUN_ID_VAR, current_run_id, hold_run
 
     refuse_classic_only(args)
-    check_eval_input(env_args)
+    if args.resume is None:
+        check_eval_input(env_args)
     run_id = os.environ[RUN_ID_VAR] = current_run_id()  # vf-eval and its workers inherit it
     hold_run(run_id)
     t0 = time.perf_counter()
     try:
-        code, run = run_eval_v1(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
+        if args.resume is not None:  # v1's own --resume, under the run's saved config
+            code, run = resume_eval_v1(None if args.resume is True else Path(args.resume), args.policy, args.script)
+        else:
+            code, run = run_eval_v1(args.policy, args.script, args.concurrency, args.num_examples, args.rollouts, env_args)
     finally:
         left = len(backend_tools().settle_run(run_id))
     wall = time.perf_counter() - t0
