@@ -120,7 +120,8 @@ class Rollouts:
         self.sandboxes = sandboxes or make_backend(settings.backend, settings.limits(), max_sandboxes=settings.max_sandboxes)
         refuse_without_evidence(self.sandboxes, settings)
         pool_size = default_pool_size() if settings.pool_size is None else settings.pool_size
-        self.sandboxes.keep_warm(self.image, pool_size)
+        if sandboxes is None or pool_size > 0:  # a backend passed in keeps the warm pool its owner gave it
+            self.sandboxes.keep_warm(self.image, pool_size)
         prewarm = max(1, pool_size // 2) if pool_size > 0 else 0
         self.grader = Grader(self.sandboxes, self.image, timeout=settings.timeout_seconds, prewarm=prewarm)
 
@@ -208,6 +209,8 @@ class Lease:
     released: bool = False
     replaced: int = 0
     cells: list[str] = field(default_factory=list)  # execute_code cells since the session began (orm_replay.py)
+    final: dict[str, Any] = field(default_factory=dict)  # the final state `finish` graded (for scripted drivers)
+    grade_seconds: float = 0.0  # how long `finish` took to grade it
     _replacing: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
     _last_ending: str = ""
 
@@ -283,8 +286,10 @@ class Lease:
             await self.release()  # before grading: a rollout holds one budget slot at a time
         if getattr(get_family(self.task.family), "replays_cells", False):
             final["cells"] = list(self.cells)
-        final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
+        final = self.final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
+        t0 = time.perf_counter()
         grade = await grade_final(self.task, final, self.rollouts.grader)
+        self.grade_seconds = time.perf_counter() - t0
         return unproven(grade, self.rollouts.sandboxes, self.rollouts.settings.backend)
 
     async def release(self) -> None:

@@ -1,20 +1,21 @@
-"""Scripted rollouts without a model: the same setup, tools, collect and grade as the env.
+"""Scripted rollouts without a model: a rollout core `Lease` driven by a list of tool calls.
 
-Used by verification, the reference policy's checks, the tests and the benchmark.
+Used by verification, the reference policy's checks, the tests and the benchmark. It is the
+path both front doors take (sandbox_env/rollout/core.py): the same setup, tools, replacement of
+a sandbox the model's own processes ended, collection (with the blame at collect), release and
+grading; what it adds is only the list of calls in place of a model, and the outputs, final
+state and grading time for the caller to read.
 """
 
 from __future__ import annotations
 
-import json
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox_env.constants import DEFAULTS
-from sandbox_env.families import get_family, grade_final
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.grading.runs import Grader
-from sandbox_env.rollout.tools import run_tool
+from sandbox_env.rollout.core import LeaseError, Rollouts, SandboxSettings
 from sandbox_env.sandbox import SandboxBackend
 
 
@@ -34,20 +35,23 @@ async def scripted_rollout(
     timeout: float = DEFAULTS.timeout_per_command_seconds,
     grader: Grader | None = None,
 ) -> ScriptedRun:
-    """Start a sandbox, play the tool calls, take the final state out, grade it."""
-    family = get_family(task.family)
+    """Open a lease on `backend`, play the tool calls, finish it (collect, release, grade)."""
+    rollouts = Rollouts(SandboxSettings(image=image, pool_size=0, timeout_per_command_seconds=timeout), backend)
+    if grader is not None:
+        rollouts.grader = grader
+    try:
+        lease = await rollouts.open(task)
+    except LeaseError as exc:
+        return ScriptedRun(Grade.harness_fault(str(exc)))
     outputs: list[str] = []
-    async with backend.sandbox(image) as sb:
-        await family.setup(sb, task)
+    try:
         for call in calls:
-            outputs.append(await run_tool(sb, call["tool"], call["args"], timeout))
-        try:
-            final = await family.collect(sb, task)
-        except Exception as exc:  # noqa: BLE001 - as in the env: the harness failed, not the model
-            return ScriptedRun(Grade.harness_fault(f"could not take the final state out of the sandbox: {exc}"), outputs)
-    if getattr(family, "replays_cells", False):  # as the Lease records them (rollout/core.py)
-        final["cells"] = [c["args"]["code"] for c in calls if c["tool"] == "execute_code"]
-    final = json.loads(json.dumps(final))  # plain data only crosses from run to grade
-    t0 = time.perf_counter()
-    grade = await grade_final(task, final, grader or Grader(backend, image))
-    return ScriptedRun(grade, outputs, time.perf_counter() - t0, final)
+            outputs.append(await lease.call(call["tool"], call["args"]))
+    except LeaseError as exc:
+        lease.release_later()
+        return ScriptedRun(lease.harness_fault(str(exc)), outputs)
+    except BaseException:
+        lease.release_later()
+        raise
+    grade = await lease.finish()
+    return ScriptedRun(grade, outputs, lease.grade_seconds, lease.final)
