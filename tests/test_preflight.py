@@ -114,6 +114,16 @@ def test_a_model_that_never_calls_a_tool_is_said_to_score_zero(serve):
     assert not findings[0].ok and "every score would be 0" in findings[0].what
 
 
+def test_calls_written_as_text_are_recognised_and_the_parser_to_set_is_named(serve):
+    """Qwen2.5-Coder on llama-server wrote its call as a JSON block in the text; the server left tool_calls empty."""
+    text = 'I will run it.\n```json\n{"name": "bash", "arguments": {"command": "ls /workspace"}}\n```'
+    findings = check_server(serve(lambda body: _reply({"content": text})), "m")
+    assert not findings[0].ok and "writes its tool calls as text (bash" in findings[0].what
+    assert "--tool-call-parser" in findings[0].fix and "--jinja" in findings[0].fix
+    tagged = check_server(serve(lambda body: _reply({"content": "<tool_call>\nbash ls\n</tool_call>"})), "m")
+    assert "a <tool_call> block" in tagged[0].what
+
+
 def test_a_server_that_ignores_max_completion_tokens_is_told_to_take_max_tokens(serve, capsys):
     url = serve(_ignores_limits)
     assert main(["check-server", "-b", url, "-m", "m"]) == 1

@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from sandbox_env.constants import TOOL_NAMES
 from sandbox_env.dataset import load_rows
 from sandbox_env.doors.system_prompt import SYSTEM_PROMPT
 
@@ -117,6 +118,25 @@ def _first_messages() -> list[dict[str, Any]]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
 
 
+def calls_in_text(content: Any) -> list[str]:
+    """The tools a reply's text names as calls (a JSON object with "name" and "arguments", or a `<tool_call>` block):
+    a model that writes its calls as text, which the server did not parse into `tool_calls`."""
+    if not isinstance(content, str):
+        return []
+    names = []
+    decoder = json.JSONDecoder()
+    for start in [i for i, ch in enumerate(content) if ch == "{"]:
+        try:
+            value, _ = decoder.raw_decode(content, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and value.get("name") in TOOL_NAMES and ("arguments" in value or "parameters" in value):
+            names.append(value["name"])
+    if not names and "<tool_call>" in content:
+        names.append("a <tool_call> block")
+    return names
+
+
 def check_tool_calls(probe: Probe) -> tuple[list[Finding], dict[str, Any] | None]:
     """Step 1: a request with tools and no tool_choice must be answered with tool calls."""
     messages = _first_messages()
@@ -128,6 +148,18 @@ def check_tool_calls(probe: Probe) -> tuple[list[Finding], dict[str, Any] | None
         return [Finding(True, "answers a request with tools with tool calls (its default tool_choice is auto)")], message
     status, reply = probe.post(messages, tool_choice="auto")
     auto = _message(reply) if status == 200 else None
+    written = calls_in_text(message.get("content")) or calls_in_text((auto or {}).get("content"))
+    if written and not (auto and auto.get("tool_calls")):
+        return [
+            Finding(
+                False,
+                f"the model writes its tool calls as text ({', '.join(sorted(set(written)))} in the reply's content), and "
+                "the server does not turn them into tool_calls: nothing runs (every score would be 0)",
+                "serve it with a chat template and tool-call parser that emit tool_calls (vLLM: --enable-auto-tool-choice "
+                "--tool-call-parser NAME for the model's format, e.g. hermes for Qwen; llama-server: --jinja with a "
+                "template whose call format it parses, --chat-template-file)",
+            )
+        ], None
     if auto and auto.get("tool_calls"):
         return [
             Finding(
