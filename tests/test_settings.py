@@ -52,3 +52,29 @@ def test_the_model_is_told_the_per_call_limit_and_the_output_cap():
     prompt = " ".join(system_prompt_for(SandboxSettings(timeout_per_command_seconds=45, output_cap=1234)).split())
     assert "time limit of 45 seconds" in prompt and "1234 characters" in prompt
     assert system_prompt_for(SandboxSettings()) == SYSTEM_PROMPT
+
+
+def test_the_backend_setting_reaches_the_image_lookup():
+    """A backend named in the settings is the one asked whether the image exists (not the default one)."""
+    from sandbox_env.rollout.core import Rollouts, SandboxSettings
+    from sandbox_env.sandbox.registry import BackendTools, register_backend
+
+    asked: list[str] = []
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("no sandbox is wanted here")
+
+    tools = BackendTools(
+        where=lambda: "nowhere",
+        gc=refuse,
+        settle_run=refuse,
+        image_exists=lambda tag: asked.append(tag) or False,
+        choose_base=refuse,
+        build_image=refuse,
+    )
+    register_backend("lookup-probe", refuse, tools)
+    import pytest
+
+    with pytest.raises(RuntimeError, match="does not exist"):
+        Rollouts(SandboxSettings(backend="lookup-probe", build_image=False))
+    assert len(asked) == 1

@@ -75,7 +75,7 @@ def load_environment(
         max_turns = max(DEFAULT_MAX_TURNS.get(f, DEFAULTS.max_turns) for f in families)
     tasks = build_dataset(rows)
     knobs = {f.name: arguments[f.name] for f in dataclasses.fields(SandboxSettings)}  # the same names in both
-    knobs["image"] = image or ensure_image(build_if_missing=build_image)
+    knobs["image"] = image or ensure_image(build_if_missing=build_image, backend=backend)
     knobs["pool_size"] = default_pool_size() if pool_size is None else pool_size
     settings = SandboxSettings(**knobs)
     return WebSandboxClassicEnv(

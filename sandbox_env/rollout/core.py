@@ -116,7 +116,7 @@ class Rollouts:
     def __init__(self, settings: SandboxSettings, sandboxes: SandboxBackend | None = None) -> None:
         """`sandboxes`: a sandbox backend to use (default: the registry's `settings.backend` with these settings)."""
         self.settings = settings
-        self.image = settings.image or ensure_image(build_if_missing=settings.build_image)
+        self.image = settings.image or ensure_image(build_if_missing=settings.build_image, backend=settings.backend)
         self.sandboxes = sandboxes or make_backend(settings.backend, settings.limits(), max_sandboxes=settings.max_sandboxes)
         refuse_without_evidence(self.sandboxes, settings)
         pool_size = default_pool_size() if settings.pool_size is None else settings.pool_size
