@@ -24,11 +24,11 @@ import httpx
 import pytest
 
 from sandbox_env.cli.main import main as cli_main
-from sandbox_env.viewer import RunFormatError, load_run, render_html, write_report
+from sandbox_env.viewer import RunFormatError, load_run, render_html
 from sandbox_env.viewer.classic import message
 from sandbox_env.viewer.record import Run
 from sandbox_env.viewer.runs import newest_run
-from sandbox_env.viewer.serve import make_server
+from sandbox_env.viewer.serve import Site, make_server
 from sandbox_env.viewer.summary import errored_cell, family_table
 
 FIXTURE = Path(__file__).parent / "fixtures" / "view_run"
@@ -200,20 +200,21 @@ def test_no_run_anywhere_says_how_to_make_one(tmp_path):
         load_run(tmp_path)
 
 
-def test_the_server_binds_loopback_and_serves_only_the_report(tmp_path):
-    report = write_report(load_run(FIXTURE), tmp_path / "report.html")
-    (tmp_path / "secret.txt").write_text("not for the network")
-    server = make_server(report)
+def test_the_server_binds_loopback_and_serves_only_its_pages(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURE, run)
+    (run / "secret.txt").write_text("not for the network")
+    server = make_server(Site([tmp_path / "outputs"], run))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         host, port = server.server_address
         assert host == "127.0.0.1"
         page = httpx.get(f"http://127.0.0.1:{port}/")
-        assert page.status_code == 200 and page.text == report.read_text()
-        assert page.headers["content-type"] == "text/html; charset=utf-8"
-        assert httpx.get(f"http://127.0.0.1:{port}/secret.txt").status_code == 404
-        assert httpx.get(f"http://127.0.0.1:{port}/../secret.txt").status_code == 404
+        assert page.status_code == 200 and page.headers["content-type"] == "text/html; charset=utf-8"
+        assert len(_embedded(page.text)["rollouts"]) == 8
+        for path in ("/secret.txt", "/../secret.txt", "/run/../secret.txt", "/results.jsonl"):
+            assert httpx.get(f"http://127.0.0.1:{port}{path}").status_code == 404, path
     finally:
         server.shutdown()
         server.server_close()

@@ -10,20 +10,33 @@ A verifiers 0.4 run (tests/fixtures/v1_runs/, described in test_viewer_v1.py) is
 its header, tokens and time per turn; the rollouts are sorted and filtered by error kind; and a
 comparison of the reference policy's run with the null policy's is read and filtered.
 
+Served on loopback (`websandbox view --serve`): a run whose file grows shows its new rollouts
+without a reload, keeping the reader's filters, order and open rollout; the runs index lists
+every run and opens one. A rollout's own link (#rollout=N, #task=ID) opens it, and the CSV and
+JSONL exports download the rows shown, the same text `websandbox view --export` writes.
+
 Without a browser these tests are skipped locally; under CI=true that is a failure.
 """
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
 import json
 import os
+import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from sandbox_env.viewer import load_run, write_report
-from sandbox_env.viewer.headless import BrowserMissing, console_errors, open_report, start_chromium
+from sandbox_env.viewer.export import table_row, to_csv
+from sandbox_env.viewer.headless import BrowserMissing, console_errors, open_report, open_url, start_chromium
 from sandbox_env.viewer.runs import EVALS, runs_under
+from sandbox_env.viewer.serve import Site, make_server
 
 pytestmark = pytest.mark.browser
 
@@ -303,3 +316,168 @@ def test_a_run_without_tool_calls_and_with_cut_replies_says_so_above_its_table(b
 def test_a_run_that_called_its_tools_has_no_notes(browser, v1_report):
     open_report(browser, v1_report)
     assert css(browser, "#run-meta .note") == []
+
+
+# -- served: a run followed as it grows, the runs index ------------------------------------------
+
+
+@contextlib.contextmanager
+def serving(driver, site: Site):
+    """The site on a loopback port; at the end the browser leaves its pages before the server stops,
+    so no poll of a stopped server is left in the console for the next test."""
+    server = make_server(site)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        driver.get("about:blank")
+        driver.get_log("browser")
+        server.shutdown()
+        server.server_close()
+
+
+def wait_until(driver, condition, timeout: float = 15.0):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition)
+
+
+def test_a_served_run_shows_rollouts_that_arrive_keeping_filters_order_and_the_open_rollout(browser, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURE, run)
+    with serving(browser, Site([tmp_path / "outputs"], run, every_ms=200)) as url:
+        open_url(browser, url + "/")
+        assert len(css(browser, "tr.rollout")) == 8
+        choose(browser, "f-family", "orm")
+        choose(browser, "f-sort", "task")
+        _, detail = open_rollout(browser, "orm_adv_01")
+        assert tasks_shown(browser) == ["orm_adv_01", "orm_adv_02", "orm_adv_08", "orm_agg_03"]
+        browser.execute_script("window.sameDocument = true")
+        first = json.loads((run / "results.jsonl").read_text().splitlines()[0])
+        arrived = first | {"example_id": 8, "info": {"task_id": "orm_adv_05", "family": "orm"}}
+        with (run / "results.jsonl").open("a") as f:
+            f.write(json.dumps(arrived) + "\n")
+        wait_until(browser, lambda d: d.find_element("id", "count").text == "5 of 9 rollouts")
+        assert tasks_shown(browser) == ["orm_adv_01", "orm_adv_02", "orm_adv_05", "orm_adv_08", "orm_agg_03"]
+        assert browser.execute_script("return window.sameDocument") is True, "no reload"
+        assert browser.find_element("id", "f-family").get_attribute("value") == "orm"
+        assert detail.is_displayed(), "the open rollout stays open, its detail the same element"
+        row = next(r for r in css(browser, "tr.rollout") if "open" in r.get_attribute("class"))
+        assert row.find_element("css selector", "td.task").text == "orm_adv_01"
+        assert row.find_element("xpath", "following-sibling::tr[1]") == detail
+        assert "9 rollouts" in browser.find_element("id", "live").text
+        assert browser.find_element("id", "all-runs").is_displayed()
+        lines = [[td.text for td in tr.find_elements("css selector", "td")] for tr in css(browser, "#families tbody tr")]
+        assert lines[2][:2] == ["orm", "5"] and lines[-1][:2] == ["all", "9"]
+        assert console_errors(browser) == []
+
+
+def test_a_served_v1_run_shows_each_episode_appended_to_its_traces(browser, tmp_path):
+    run = tmp_path / "outputs" / "websandbox--smoke--0a1b2c3d"
+    shutil.copytree(V1_RUNS / "smoke", run)
+    with serving(browser, Site([tmp_path / "outputs"], run, every_ms=200)) as url:
+        open_url(browser, url + "/")
+        assert tasks_shown(browser) == [r["task_id"] for r in load_run(run).rollouts]
+        episode = (V1_RUNS / "reference" / "traces.jsonl").read_text().splitlines()[0]
+        with (run / "traces.jsonl").open("a") as f:
+            f.write(episode + "\n")
+        wait_until(browser, lambda d: len(css(d, "tr.rollout")) == 3)
+        assert browser.find_element("id", "count").text == "3 rollouts"
+        assert console_errors(browser) == []
+
+
+def test_the_runs_index_lists_every_run_and_opens_the_one_clicked(browser, tmp_path):
+    outputs = tmp_path / "outputs"
+    shutil.copytree(V1_RUNS / "reference", outputs / "v1" / "websandbox--reference--b742341b")
+    shutil.copytree(V1_RUNS / "null", outputs / "websandbox--null--default--40202110")  # plain vf-eval
+    shutil.copytree(FIXTURE, outputs / "evals" / "websandbox--script" / "1a2b3c4d")
+    with serving(browser, Site([outputs], every_ms=200, index_every_ms=200)) as url:
+        open_url(browser, url + "/")
+        lines = {tr.find_element("css selector", "td.model").text: tr for tr in css(browser, "tr.run")}
+        assert set(lines) == {"reference", "null", "script"}
+        cells = [td.text for td in lines["script"].find_elements("css selector", "td")]
+        assert cells[1:6] == ["script", "classic", "8", "0.219", "1"]
+        shutil.copytree(V1_RUNS / "smoke", outputs / "websandbox--smoke--0a1b2c3d")  # a run that starts
+        wait_until(browser, lambda d: len(css(d, "tr.run")) == 4)
+        next(tr for tr in css(browser, "tr.run") if "null" in tr.text).find_element("css selector", "td.model a").click()
+        wait_until(
+            browser, lambda d: d.execute_script("return window.viewerReadyAt !== undefined && !!document.getElementById('rows')")
+        )
+        assert browser.title == "websandbox run: null" and len(css(browser, "tr.rollout")) == 6
+        assert browser.current_url.startswith(url + "/run/")
+        browser.find_element("id", "all-runs").click()
+        wait_until(browser, lambda d: len(css(d, "tr.run")) == 4)
+        assert console_errors(browser) == []
+
+
+# -- a rollout's own link, and the exports ---------------------------------------------------------
+
+
+def opened(driver) -> list[int]:
+    return [int(r.get_attribute("data-n")) for r in css(driver, "tr.rollout.open")]
+
+
+def test_a_rollouts_own_link_opens_it_and_opening_one_names_it_in_the_address(browser, report):
+    open_report(browser, report, fragment="rollout=5")
+    assert opened(browser) == [5]
+    row = css(browser, "tr.rollout.open")[0]
+    assert "detail" in row.find_element("xpath", "following-sibling::tr[1]").get_attribute("class")
+    open_report(browser, report, fragment="task=dj02")
+    assert opened(browser) == [6] and browser.execute_script("return location.hash") == "#rollout=6"
+    open_report(browser, report)
+    assert opened(browser) == [] and browser.execute_script("return location.hash") == ""
+    open_rollout(browser, "dj01")
+    assert browser.execute_script("return location.hash") == "#rollout=4"
+    css(browser, "tr.rollout[data-n='4']")[0].click()  # closed: the address names no rollout
+    assert browser.execute_script("return location.hash") == ""
+    link = css(browser, "tr.rollout[data-n='2'] a.link")[0]
+    assert link.get_attribute("href").endswith("#rollout=2")
+    link.click()
+    assert opened(browser) == [2] and browser.execute_script("return location.hash") == "#rollout=2"
+    assert console_errors(browser) == []
+
+
+def test_a_link_to_a_rollout_past_the_first_page_of_rows_opens_it(browser, tmp_path):
+    rows = [json.loads(ln) for ln in (FIXTURE / "results.jsonl").read_text().splitlines() if ln.strip().endswith("}")]
+    with (tmp_path / "results.jsonl").open("w") as f:
+        for i in range(250):
+            f.write(json.dumps(rows[i % len(rows)] | {"example_id": i}) + "\n")
+    open_report(browser, write_report(load_run(tmp_path), tmp_path / "report.html"), fragment="rollout=230")
+    assert opened(browser) == [230]
+    top = browser.execute_script("return document.querySelector('tr.rollout.open').getBoundingClientRect().top")
+    assert 0 <= top < 900, "scrolled to the opened rollout"
+
+
+def download(driver, button: str, folder: Path) -> str:
+    """Click an export button and return the text of the file the page made."""
+    folder.mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder)})
+    driver.find_element("id", button).click()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        done = [p for p in folder.iterdir() if not p.name.endswith(".crdownload")]
+        if done:
+            return done[0].read_text(encoding="utf-8")
+        time.sleep(0.05)
+    raise AssertionError(f"no file was downloaded into {folder}")
+
+
+def test_the_csv_and_jsonl_exports_hold_one_record_a_row_shown(browser, report, tmp_path):
+    open_report(browser, report)
+    choose(browser, "f-family", "orm")
+    shown = tasks_shown(browser)
+    text = download(browser, "export-csv", tmp_path / "csv")
+    records = list(csv.reader(io.StringIO(text)))
+    assert [r[3] for r in records[1:]] == shown and len(records) == 1 + 4
+    orm = [r for r in load_run(FIXTURE).rollouts if r["family"] == "orm"]
+    assert text == to_csv(orm), "the page writes what `websandbox view --export csv` writes"
+    choose(browser, "f-family", "")
+    choose(browser, "f-sort", "score-down")
+    choose(browser, "f-errored", "no")
+    shown = tasks_shown(browser)
+    lines = download(browser, "export-jsonl", tmp_path / "jsonl").splitlines()
+    assert [json.loads(line)["task_id"] for line in lines] == shown and len(lines) == 7
+    by_task = {r["task_id"]: table_row(r) for r in load_run(FIXTURE).rollouts}
+    assert [json.loads(line) for line in lines] == [by_task[t] for t in shown]
+    assert console_errors(browser) == []

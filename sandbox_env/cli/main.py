@@ -309,11 +309,78 @@ def cmd_check_server(args: argparse.Namespace) -> int:
 
 
 def cmd_view(args: argparse.Namespace) -> int:
-    from sandbox_env.viewer import load_run, write_report
+    """`websandbox view`: a run's report written (and opened), a loopback server that follows runs,
+    the list of runs, or a run's rollout table for scripts."""
+    if args.list:
+        if args.export or args.compare or args.out or args.mode:
+            raise ValueError("--list only prints the runs (give a folder to search, or none): drop the other options")
+        return _view_list(args)
+    if args.export:
+        if args.compare or args.mode:
+            raise ValueError("--export writes one run's table (to --out FILE, else stdout): drop --compare and --serve/--open")
+        return _view_export(args)
+    if args.mode == "serve":
+        return _view_serve(args)
+    return _view_write(args)
+
+
+def _view_run_dir(args: argparse.Namespace) -> Path:
     from sandbox_env.viewer.runs import newest_run, search_roots
+
+    return args.run_dir or newest_run(search_roots(Path.cwd()))
+
+
+def _view_list(args: argparse.Namespace) -> int:
+    from sandbox_env.viewer.index import list_text, summarize
+    from sandbox_env.viewer.runs import find_runs, no_runs_error, run_file, search_roots
+
+    roots = [args.run_dir] if args.run_dir else search_roots(Path.cwd())
+    runs = [args.run_dir.resolve()] if args.run_dir and run_file(args.run_dir) else find_runs(roots)
+    if not runs:
+        raise no_runs_error(roots)
+    print(list_text([summarize(run) for run in runs], Path.cwd().resolve()))
+    return 0
+
+
+def _view_export(args: argparse.Namespace) -> int:
+    from sandbox_env.viewer import load_run
+    from sandbox_env.viewer.export import EXPORTS
+
+    run_dir = _view_run_dir(args)
+    run = load_run(run_dir)
+    text = EXPORTS[args.export](run.rollouts)
+    for problem in run.problems[:5]:
+        print(f"  {problem}", file=sys.stderr)
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    print(f"wrote {args.out} ({len(run.rollouts)} rollouts of {run_dir}, {args.export})", file=sys.stderr)
+    return 0
+
+
+def _view_serve(args: argparse.Namespace) -> int:
+    from sandbox_env.viewer import load_run
+    from sandbox_env.viewer.runs import search_roots
+    from sandbox_env.viewer.serve import Site, serve
+
+    if args.run_dir is None and args.compare:
+        raise ValueError("--compare needs the run to compare: websandbox view RUN --compare BASELINE --serve")
+    if args.run_dir is not None:
+        run = load_run(args.run_dir)  # a folder that is no run fails here, before the server starts
+        print(f"{len(run.rollouts)} rollouts of {args.run_dir} so far")
+    if args.out is not None:
+        _view_write(args, show_it=False)
+    base = load_run(args.compare) if args.compare else None
+    return serve(Site(search_roots(Path.cwd()), args.run_dir, base), args.port)
+
+
+def _view_write(args: argparse.Namespace, show_it: bool = True) -> int:
+    from sandbox_env.viewer import load_run, write_report
     from sandbox_env.viewer.serve import show
 
-    run_dir = args.run_dir or newest_run(search_roots(Path.cwd()))
+    run_dir = _view_run_dir(args)
     run = load_run(run_dir)
     base = load_run(args.compare) if args.compare else None
     default = f"compare-{Path(args.compare).resolve().name}.html" if base else "report.html"
@@ -333,7 +400,7 @@ def cmd_view(args: argparse.Namespace) -> int:
         )
         for problem in base.problems[:5]:
             print(f"  {args.compare}: {problem}")
-    return show(out, args.mode, args.port)
+    return show(out, args.mode, run_dir) if show_it else 0
 
 
 def cmd_stage_push(args: argparse.Namespace) -> int:
@@ -513,12 +580,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dir", type=Path, metavar="DIR", help="a new or empty folder outside environments/websandbox")
     p.set_defaults(func=cmd_stage_push)
 
-    p = sub.add_parser("view", help="write a saved run as one HTML page (grades, transcripts) and open or serve it")
+    p = sub.add_parser(
+        "view",
+        help="a saved run as one HTML page (grades, transcripts); --serve follows runs as results arrive",
+        description="Writes a run's report (one self-contained HTML file) and opens it; or, with --serve, starts a "
+        "loopback server whose pages follow the run as results arrive and list every run under the outputs folders "
+        "(no RUN_DIR: the list); --list prints that list; --export writes a run's rollout table as CSV or JSONL.",
+    )
     p.add_argument(
         "run_dir",
         nargs="?",
         type=Path,
-        help="a run folder (results.jsonl of verifiers 0.3.x, or traces.jsonl of 0.4.x); default: the newest run",
+        help="a run folder (results.jsonl of verifiers 0.3.x, or traces.jsonl of 0.4.x); default: the newest run "
+        "(with --serve: the list of runs; with --list: a folder to search instead of the outputs folders)",
     )
     p.add_argument(
         "--compare",
@@ -526,12 +600,32 @@ def main(argv: list[str] | None = None) -> int:
         metavar="BASELINE",
         help="another run of the same tasks: per-task score change (this run minus BASELINE) and the tasks that flipped",
     )
-    p.add_argument("--out", type=Path, help="the HTML file to write (default: RUN_DIR/report.html, or compare-BASELINE.html)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="the file to write (default: RUN_DIR/report.html, or compare-BASELINE.html; with --export: stdout)",
+    )
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--serve", dest="mode", action="store_const", const="serve", help="serve it on 127.0.0.1")
+    mode.add_argument(
+        "--serve",
+        dest="mode",
+        action="store_const",
+        const="serve",
+        help="serve on 127.0.0.1 pages that update as results arrive, and the list of runs (/runs)",
+    )
     mode.add_argument("--open", dest="mode", action="store_const", const="open", help="open it in the browser")
     mode.add_argument("--no-open", dest="mode", action="store_const", const="none", help="only write the file")
     p.add_argument("--port", type=int, default=0, help="port for --serve (default: any free port)")
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="print every run under the outputs folders: when written, model, rollouts, mean reward, errored",
+    )
+    p.add_argument(
+        "--export",
+        choices=("csv", "jsonl"),
+        help="write the run's rollout table (one row a rollout, no transcripts) as CSV or JSONL, to --out FILE or stdout",
+    )
     p.set_defaults(func=cmd_view, mode=None)
 
     argv, passthrough = split_passthrough(sys.argv[1:] if argv is None else list(argv))

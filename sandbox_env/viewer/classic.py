@@ -228,7 +228,9 @@ def read_jsonl(path: Path, problems: list[str]) -> list[dict[str, Any]]:
             try:
                 row = json.loads(line)
             except (UnicodeDecodeError, ValueError) as exc:
-                problems.append(f"{path.name} line {number} skipped: not JSON ({exc})")
+                # a last line without its newline is one a run in progress is still writing
+                still = "" if line.endswith(b"\n") else ": the run may still be writing it"
+                problems.append(f"{path.name} line {number} skipped: not JSON ({exc}){still}")
                 continue
             if not isinstance(row, dict):
                 problems.append(f"{path.name} line {number} skipped: a {type(row).__name__}, not an object")

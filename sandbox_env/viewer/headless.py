@@ -4,9 +4,10 @@ Only Debian's `chromium` and `chromium-driver` (or another Chromium/Chrome and a
 matching chromedriver on PATH) are used; nothing is downloaded. selenium is a dev
 dependency, imported only here. `BrowserMissing` says what to install.
 
-`open_report` loads a report and waits for the page to say it is ready: the viewer sets
-`window.viewerReadyAt` (ms since navigation start, `performance.now()`) once the family
-table and the first page of rows are built and a frame has been painted.
+`open_report` (a written file) and `open_url` (a page of the loopback server) load a page
+and wait for it to say it is ready: the viewer sets `window.viewerReadyAt` (ms since
+navigation start, `performance.now()`) once the family table and the first page of rows are
+built and a frame has been painted (the runs index: once its list is built).
 """
 
 from __future__ import annotations
@@ -55,11 +56,18 @@ def start_chromium(width: int = 1280, height: int = 900) -> Any:
     return webdriver.Chrome(service=Service(driver), options=options)
 
 
-def open_report(driver: Any, report: Path, timeout: float = 30.0) -> float:
-    """Load the report; returns the page's own ready time in ms since navigation start."""
+def open_report(driver: Any, report: Path, timeout: float = 30.0, fragment: str = "") -> float:
+    """Load the report (with `#fragment`, if given); returns the page's own ready time in ms since navigation start."""
+    return open_url(driver, Path(report).resolve().as_uri() + (f"#{fragment}" if fragment else ""), timeout)
+
+
+def open_url(driver: Any, url: str, timeout: float = 30.0) -> float:
+    """Load a viewer page (a report file's URI, or a page of the loopback server) and wait until it is ready.
+    A blank page first: a URL that differs from the current one only in its fragment would not load anew."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    driver.get(Path(report).resolve().as_uri())
+    driver.get("about:blank")
+    driver.get(url)
     WebDriverWait(driver, timeout).until(lambda d: d.execute_script("return window.viewerReadyAt !== undefined"))
     return float(driver.execute_script("return window.viewerReadyAt"))
 

@@ -10,6 +10,12 @@ even if a bug put it into the DOM as markup.
 With a baseline run (`websandbox view RUN --compare BASELINE`) the same page also carries
 the comparison (compare.py) under `compare`; the baseline's transcripts are not embedded
 (open the baseline's own report for those), so a comparison costs little more than a report.
+
+Served by `websandbox view --serve` (serve.py), the page follows the run: its data carries
+`live` (where to ask for fresh data, how often, the version it holds) and its CSP adds
+`connect-src 'self'` so that its own script may read the loopback server's JSON, and nothing
+else. A written file never has `live` and keeps the CSP that allows no request at all.
+The runs index (`/runs`) is a page of the same kind: its own small script, the same CSS.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from sandbox_env.viewer.record import Run
 from sandbox_env.viewer.summary import family_table
 
 ASSETS = Path(__file__).resolve().parent / "assets"
-_MARKER = re.compile(r"@@(TITLE|CSS|JS|DATA|SCRIPT_HASH|STYLE_HASH)@@")
+_MARKER = re.compile(r"@@(TITLE|CSS|JS|DATA|CSP)@@")
 
 
 def _finite(value: Any) -> Any:
@@ -59,13 +65,27 @@ def _html_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def page_data(run: Run, base: Run | None = None) -> dict[str, Any]:
+def content_security_policy(js: str, css: str, live: bool) -> str:
+    """Nothing but the page's own script and style; no request, unless `live` (served): then its own server only."""
+    rules = [
+        "default-src 'none'",
+        f"script-src '{_csp_hash(js)}'",
+        f"style-src '{_csp_hash(css)}'",
+        "img-src data:",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ]
+    return "; ".join(rules + (["connect-src 'self'"] if live else []))
+
+
+def page_data(run: Run, base: Run | None = None, live: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the page reads: the run as plain data, with its per-family table, what its transcripts say
-    about the server (notes.py), and the comparison with `base`."""
+    about the server (notes.py), the comparison with `base`, and (served only) how to follow the run."""
     data = asdict(run)
     data["families"] = family_table(run.rollouts)
     data["notes"] = run_notes(run.rollouts, run.meta)
     data["compare"] = compare_runs(run, base) if base is not None else None
+    data["live"] = live
     return data
 
 
@@ -79,22 +99,31 @@ def title_of(run: Run, base: Run | None = None) -> str:
     return f"websandbox run: {_name(run)}"
 
 
-def render_html(run: Run, base: Run | None = None) -> str:
-    """The whole report as one string."""
+def _page(template: str, script: str, title: str, data: dict[str, Any]) -> str:
+    """A page: the template with its title, the CSS, its script and the data inline."""
     css = (ASSETS / "viewer.css").read_text()
-    js = (ASSETS / "viewer.js").read_text()
+    js = (ASSETS / script).read_text()
     if "</script" in js.lower() or "</style" in css.lower():
         raise ValueError("the viewer's assets must not contain </script or </style")
     parts = {
-        "TITLE": _html_text(title_of(run, base)),
+        "TITLE": _html_text(title),
         "CSS": css,
         "JS": js,
-        "DATA": embed_json(page_data(run, base)),
-        "SCRIPT_HASH": _csp_hash(js),
-        "STYLE_HASH": _csp_hash(css),
+        "DATA": embed_json(data),
+        "CSP": content_security_policy(js, css, live=data.get("live") is not None),
     }
-    template = (ASSETS / "page.html").read_text()
-    return _MARKER.sub(lambda m: parts[m.group(1)], template)  # one pass: inserted text is never rescanned
+    text = (ASSETS / template).read_text()
+    return _MARKER.sub(lambda m: parts[m.group(1)], text)  # one pass: inserted text is never rescanned
+
+
+def render_html(run: Run, base: Run | None = None, live: dict[str, Any] | None = None) -> str:
+    """The whole report as one string; `live` only when the loopback server serves it."""
+    return _page("page.html", "viewer.js", title_of(run, base), page_data(run, base, live))
+
+
+def render_index(runs: list[dict[str, Any]], roots: list[str], live: dict[str, Any]) -> str:
+    """The runs index page (served only): one line a run (index.summarize), each a link to its page."""
+    return _page("runs.html", "runs.js", "websandbox runs", {"runs": runs, "roots": roots, "live": live})
 
 
 def write_report(run: Run, out: Path, base: Run | None = None) -> Path:

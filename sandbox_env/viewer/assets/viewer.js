@@ -2,14 +2,20 @@
 // it only ever enters the DOM as text (el() appends strings as text nodes), never as HTML.
 // Little is built up front: the table a page of rows at a time, a rollout's grade and
 // transcript when its row is opened.
+// Served by `websandbox view --serve`, DATA.live says where the server's fresh data is: the
+// page asks for it every few seconds (the only request its CSP allows, to its own origin)
+// and re-renders, keeping the filters, the order, the rows shown and the open rollouts.
+// A rollout's own link is the fragment #rollout=N (or #task=ID): it opens that rollout.
 (function () {
   "use strict";
   var DATA = JSON.parse(document.getElementById("run-data").textContent);
   var ROLLOUTS = DATA.rollouts;
   var HAS_GRADES = ROLLOUTS.some(function (r) { return Boolean(r.grade); });
+  var LIVE = DATA.live; // null in a written file
   var COLUMNS = 9; // of the rollout table
   var PAGE = 100;
-  var state = { matches: [], shown: 0, search: "", searchIndex: null };
+  // open: the rollouts whose detail is open; pending: a linked rollout not in the run yet (a live run)
+  var state = { matches: [], shown: 0, search: "", searchIndex: null, open: new Set(), pending: null };
   var details = new Map(); // rollout n -> its built detail row
 
   function $(id) { return document.getElementById(id); }
@@ -72,12 +78,15 @@
   }
 
   function header() {
+    var problemsOpen = Boolean($("run-meta").querySelector("details.problems[open]"));
+    $("run-meta").textContent = "";
     $("run-meta").append(metaView(DATA.meta || {}, ROLLOUTS.length, DATA.source, DATA.format));
     // what the transcripts say about the model server (notes.py): no tool called, replies cut
     (DATA.notes || []).forEach(function (note) { $("run-meta").append(el("div", "note", note)); });
     if (DATA.problems && DATA.problems.length) {
       var box = el("details", "problems", el("summary", "", DATA.problems.length + " problem(s) reading this run"));
       DATA.problems.forEach(function (p) { box.append(el("div", "", p)); });
+      box.open = problemsOpen;
       $("run-meta").append(box);
     }
   }
@@ -92,6 +101,7 @@
 
   function familyTable() {
     var t = $("families");
+    t.textContent = "";
     var cols = [["family", "family"], ["rollouts", "rollouts"], ["mean_reward", "mean reward"],
       ["mean_finished", "mean reward, finished"], ["perfect", "reward 1.0"],
       ["scoring_errors", "scoring errors"], ["tampered", "tampered"], ["errored", "errored"]];
@@ -128,14 +138,39 @@
 
   function uniq(list) { return Array.from(new Set(list)).sort(); }
 
-  function onFamily() {
-    var fam = $("f-family").value;
-    var keep = $("f-task").value;
+  // a select's choice kept across a rebuild of its options, "" when the choice is gone
+  function keepChoice(select, value) {
+    select.value = value;
+    if (select.value !== value) select.value = "";
+  }
+
+  // the options that depend on the run's rollouts: families, error kinds (a live run gains some)
+  function fillOptions() {
+    var fam = $("f-family").value, er = $("f-errored").value;
+    options($("f-family"), uniq(ROLLOUTS.map(function (r) { return r.family; })), "all families");
+    keepChoice($("f-family"), fam);
+    Array.from($("f-errored").options).forEach(function (o) { if (o.value.indexOf("kind:") === 0) o.remove(); });
+    var kinds = uniq(ROLLOUTS.filter(function (r) { return r.error; }).map(function (r) { return r.error_kind || "error"; }));
+    kinds.forEach(function (k) { $("f-errored").append(new Option("yes: " + k, "kind:" + k)); });
+    keepChoice($("f-errored"), er);
+  }
+
+  function taskOptions() {
+    var fam = $("f-family").value, keep = $("f-task").value;
     options($("f-task"), uniq(ROLLOUTS.filter(function (r) { return !fam || r.family === fam; })
       .map(function (r) { return r.task_id; })), "all tasks");
-    $("f-task").value = keep;
-    if ($("f-task").value !== keep) $("f-task").value = "";
+    keepChoice($("f-task"), keep);
+  }
+
+  function onFamily() {
+    taskOptions();
     apply();
+  }
+
+  function clearFilters() {
+    ["f-family", "f-task", "f-score", "f-scoring-error", "f-tampered", "f-errored"].forEach(function (id) { $(id).value = ""; });
+    $("f-search").value = "";
+    taskOptions();
   }
 
   function searchText(r) {
@@ -190,7 +225,9 @@
     time: byNumber(function (r) { return r.seconds; }, false)
   };
 
-  function apply() {
+  // the rows that match the filters, in the chosen order; `keep`: as many rows shown as before (a live update)
+  function apply(keep) {
+    var before = keep === true ? state.shown : 0;
     var fam = $("f-family").value, task = $("f-task").value, score = $("f-score").value;
     var se = $("f-scoring-error").value, tp = $("f-tampered").value, er = $("f-errored").value;
     var q = $("f-search").value.trim().toLowerCase();
@@ -209,7 +246,7 @@
     if (order) state.matches.sort(function (i, j) { return order(ROLLOUTS[i], ROLLOUTS[j]); });
     $("rows").textContent = "";
     state.shown = 0;
-    more();
+    more(Math.max(before, PAGE));
   }
 
   // -- the rollout table, a page at a time --------------------------------------------------
@@ -226,6 +263,20 @@
 
   function rewardClass(x) { return x === null ? "muted" : x === 1 ? "good" : x === 0 ? "bad" : "partial"; }
 
+  // the rollout's own link: a plain click opens it here; a click with a modifier is the browser's (a new tab)
+  function linkTo(r) {
+    var a = el("a", "link", r.n);
+    a.href = "#rollout=" + r.n;
+    a.title = "this rollout's own link";
+    a.addEventListener("click", function (ev) {
+      ev.stopPropagation();
+      if (ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
+      ev.preventDefault();
+      reveal({ n: r.n });
+    });
+    return a;
+  }
+
   function row(r) {
     var tr = el("tr", "rollout");
     tr.tabIndex = 0;
@@ -233,7 +284,7 @@
     var reason = r.scoring_error ? "scoring error: " + r.scoring_error : r.grade ? r.grade.reason || "" : r.error || "";
     var tokens = el("td", "num tokens", fmtInt(totalTokens(r)));
     if (r.tokens) tokens.title = fmtInt(r.tokens.input) + " in, " + fmtInt(r.tokens.output) + " out";
-    tr.append(el("td", "num muted", r.n), el("td", "", r.family), el("td", "task", r.task_id),
+    tr.append(el("td", "num muted", linkTo(r)), el("td", "", r.family), el("td", "task", r.task_id),
       el("td", "num reward " + rewardClass(r.reward), fmtReward(r.reward)), el("td", "", flags(r)),
       el("td", "num turns", r.turns === undefined ? "–" : r.turns), tokens, el("td", "num time", fmtSec(r.seconds)),
       el("td", "reason", reason));
@@ -242,20 +293,24 @@
     return tr;
   }
 
-  function more() {
+  // rows up to `upTo` shown (default: one page more), then a button for the rest
+  function more(upTo) {
     var body = $("rows");
     var old = body.querySelector("tr.more");
     if (old) old.remove();
-    var end = Math.min(state.matches.length, state.shown + PAGE);
+    var end = Math.min(state.matches.length, typeof upTo === "number" ? upTo : state.shown + PAGE);
     var frag = document.createDocumentFragment();
     for (var i = state.shown; i < end; i++) {
-      frag.append(row(ROLLOUTS[state.matches[i]]));
+      var r = ROLLOUTS[state.matches[i]];
+      var tr = row(r);
+      frag.append(tr);
+      if (state.open.has(r.n)) { tr.classList.add("open"); frag.append(detailRow(r)); }
     }
     state.shown = end;
     var left = state.matches.length - end;
     if (left > 0) {
       var btn = el("button", "", "show " + Math.min(left, PAGE) + " more (" + left + " left)");
-      btn.addEventListener("click", more);
+      btn.addEventListener("click", function () { more(); });
       var tr = el("tr", "more", el("td", "", btn));
       tr.firstChild.colSpan = COLUMNS;
       frag.append(tr);
@@ -271,16 +326,134 @@
       ? ROLLOUTS.length + " rollouts" : state.matches.length + " of " + ROLLOUTS.length + " rollouts";
   }
 
-  function toggle(tr, r) {
-    var open = details.get(r.n);
-    if (open && open.isConnected) { open.remove(); tr.classList.remove("open"); return; }
-    if (!open) {
-      open = el("tr", "detail", el("td", "", detail(r)));
-      open.firstChild.colSpan = COLUMNS;
-      details.set(r.n, open);
+  // a rollout's detail row, built once and kept (a live update keeps it while the rollout is unchanged)
+  function detailRow(r) {
+    var d = details.get(r.n);
+    if (!d) {
+      d = el("tr", "detail", el("td", "", detail(r)));
+      d.firstChild.colSpan = COLUMNS;
+      details.set(r.n, d);
     }
-    tr.after(open);
+    return d;
+  }
+
+  function toggle(tr, r) {
+    if (state.open.has(r.n)) closeRow(tr, r); else openRow(tr, r);
+  }
+
+  function openRow(tr, r) {
+    state.open.add(r.n);
+    tr.after(detailRow(r));
     tr.classList.add("open");
+    setLink(r.n);
+  }
+
+  function closeRow(tr, r) {
+    state.open.delete(r.n);
+    var d = details.get(r.n);
+    if (d) d.remove();
+    tr.classList.remove("open");
+    var want = linked();
+    if (want && want.n === r.n) setLink(null);
+  }
+
+  // -- links to one rollout: #rollout=N (or #task=ID) ----------------------------------------
+
+  function linked() {
+    var h;
+    try { h = decodeURIComponent(location.hash.slice(1)); } catch (e) { return null; }
+    var m = /^rollout=(\d+)$/.exec(h);
+    if (m) return { n: Number(m[1]) };
+    m = /^task=(.+)$/.exec(h);
+    return m ? { task: m[1] } : null;
+  }
+
+  // the address bar names the open rollout (no history entry, no hashchange)
+  function setLink(n) {
+    var url = n === null ? location.pathname + location.search : "#rollout=" + n;
+    try { history.replaceState(null, "", url); } catch (e) { /* a page that may not rewrite its URL keeps it */ }
+  }
+
+  function findLinked(want) {
+    return ROLLOUTS.find(function (r) { return want.n !== undefined ? r.n === want.n : r.task_id === want.task; });
+  }
+
+  // open the linked rollout, scrolled to; one that is filtered out clears the filters, one not
+  // yet in a live run opens when it arrives
+  function reveal(want) {
+    var r = findLinked(want);
+    if (!r) { state.pending = want; return; }
+    state.pending = null;
+    var at = state.matches.indexOf(ROLLOUTS.indexOf(r));
+    if (at < 0) {
+      clearFilters();
+      apply();
+      at = state.matches.indexOf(ROLLOUTS.indexOf(r));
+    }
+    if (at >= state.shown) more(at + 1);
+    var tr = $("rows").querySelector('tr.rollout[data-n="' + r.n + '"]');
+    if (!tr) return;
+    if (!state.open.has(r.n)) openRow(tr, r); else setLink(r.n);
+    tr.scrollIntoView({ block: "start" });
+  }
+
+  // -- export: the rows shown, as CSV or JSONL (export.py writes the same for the command line) --
+
+  var EXPORT_COLUMNS = ["n", "example_id", "family", "task_id", "difficulty", "category", "reward", "scoring_error",
+    "tampered", "error_kind", "error", "truncated", "cut_replies", "turns", "input_tokens", "output_tokens", "seconds",
+    "stop", "reason"];
+
+  function orNull(v) { return v === undefined ? null : v; }
+
+  function tableRow(r) {
+    var t = r.tokens || {};
+    var reason = r.scoring_error ? "scoring error: " + r.scoring_error
+      : r.grade && r.grade.reason ? String(r.grade.reason) : String(r.error || "");
+    var values = [r.n, r.example_id, r.family, r.task_id, r.difficulty, r.category, r.reward, r.scoring_error,
+      Boolean(r.tampered), r.error ? r.error_kind : null, r.error, r.truncated, r.cut_replies, r.turns, t.input, t.output,
+      r.seconds, r.stop, reason];
+    var out = {};
+    EXPORT_COLUMNS.forEach(function (c, i) { out[c] = orNull(values[i]); });
+    return out;
+  }
+
+  // a spreadsheet runs a cell starting with = + - @ as a formula: such text gets a leading '
+  function csvCell(v) {
+    if (v === null) return "";
+    if (typeof v === "boolean") return v ? "true" : "false";
+    if (typeof v === "number") return String(v);
+    var text = typeof v === "string" ? v : JSON.stringify(v);
+    return /^[=+\-@\t\r]/.test(text) ? "'" + text : text;
+  }
+
+  function csvField(text) { return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text; }
+
+  function csvText(rows) {
+    var lines = [EXPORT_COLUMNS.join(",")];
+    rows.forEach(function (row) { lines.push(EXPORT_COLUMNS.map(function (c) { return csvField(csvCell(row[c])); }).join(",")); });
+    return lines.join("\n") + "\n";
+  }
+
+  function jsonlText(rows) { return rows.map(function (row) { return JSON.stringify(row) + "\n"; }).join(""); }
+
+  // a file made in the page: a Blob URL, no request
+  function download(name, text, type) {
+    var url = URL.createObjectURL(new Blob([text], { type: type }));
+    var a = el("a");
+    a.href = url;
+    a.download = name;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+  }
+
+  function exportShown(kind) {
+    var rows = state.matches.map(function (i) { return tableRow(ROLLOUTS[i]); });
+    var name = String(DATA.source).split(/[\\/]/).filter(Boolean).pop() || "run";
+    name = name.replace(/[^A-Za-z0-9._-]+/g, "_") + "-rollouts." + kind;
+    if (kind === "csv") download(name, csvText(rows), "text/csv");
+    else download(name, jsonlText(rows), "application/x-ndjson");
   }
 
   // -- one rollout: grade and transcript ---------------------------------------------------
@@ -536,6 +709,7 @@
     var c = DATA.compare;
     if (!c) return;
     $("compare").hidden = false;
+    ["base-name", "base-meta", "compare-summary"].forEach(function (id) { $(id).textContent = ""; });
     $("base-name").append(c.base.meta.model ? "model " + c.base.meta.model : c.base.source);
     $("base-meta").append(metaView(c.base.meta || {}, null, c.base.source, c.base.format));
     var s = c.summary;
@@ -546,19 +720,78 @@
     if (s.only_base) bits.push(s.only_base + " in the baseline only");
     $("compare-summary").append(el("div", "", bits.join(" · ")));
     compareRows();
-    $("c-show").addEventListener("change", compareRows);
-    $("c-sort").addEventListener("change", compareRows);
+  }
+
+  // -- following a live run (served only) ----------------------------------------------------
+
+  function liveStatus(text, bad) {
+    $("live").textContent = text;
+    $("live").classList.toggle("bad", Boolean(bad));
+  }
+
+  // fresh data from the server: everything rebuilt from it, what the reader chose kept
+  function update(data) {
+    var old = ROLLOUTS;
+    data.live = LIVE;
+    DATA = data;
+    ROLLOUTS = data.rollouts;
+    HAS_GRADES = ROLLOUTS.some(function (r) { return Boolean(r.grade); });
+    state.searchIndex = null;
+    details.forEach(function (d, n) {
+      var a = old.find(function (r) { return r.n === n; }), b = findLinked({ n: n });
+      if (!b || JSON.stringify(a) !== JSON.stringify(b)) details.delete(n);
+    });
+    header();
+    familyTable();
+    fillOptions();
+    taskOptions();
+    compareView();
+    apply(true);
+    if (state.pending) reveal(state.pending);
+  }
+
+  function follow() {
+    if (!LIVE) return;
+    var version = LIVE.version;
+    $("live").hidden = false;
+    if (LIVE.index) { $("all-runs").href = LIVE.index; $("all-runs").hidden = false; }
+    function said() { return "following the run: " + ROLLOUTS.length + " rollouts, read " + new Date().toLocaleTimeString(); }
+    liveStatus(said());
+    function poll() {
+      fetch(LIVE.url + "?since=" + encodeURIComponent(version), { cache: "no-store", credentials: "same-origin" })
+        .then(function (resp) {
+          if (resp.status === 204) return null;
+          if (!resp.ok) return resp.text().then(function (t) { throw new Error(t || "status " + resp.status); });
+          return resp.json();
+        })
+        .then(function (body) {
+          if (body) { version = body.version; update(body.data); }
+          liveStatus(said());
+        }, function (err) {
+          liveStatus("the server did not answer (" + err.message + "): this page shows the run as last read, and asks again", true);
+        })
+        .then(function () { setTimeout(poll, LIVE.every); });
+    }
+    setTimeout(poll, LIVE.every);
   }
 
   // -- start ---------------------------------------------------------------------------------
 
   header();
   familyTable();
-  options($("f-family"), uniq(ROLLOUTS.map(function (r) { return r.family; })), "all families");
-  var kinds = uniq(ROLLOUTS.filter(function (r) { return r.error; }).map(function (r) { return r.error_kind || "error"; }));
-  kinds.forEach(function (k) { $("f-errored").append(new Option("yes: " + k, "kind:" + k)); });
+  fillOptions();
   onFamily();
   compareView();
+  if (DATA.compare) {
+    $("c-show").addEventListener("change", compareRows);
+    $("c-sort").addEventListener("change", compareRows);
+  }
+  $("export-csv").addEventListener("click", function () { exportShown("csv"); });
+  $("export-jsonl").addEventListener("click", function () { exportShown("jsonl"); });
+  window.addEventListener("hashchange", function () { var want = linked(); if (want) reveal(want); });
+  var want = linked();
+  if (want) reveal(want);
+  follow();
   $("f-family").addEventListener("change", onFamily);
   ["f-task", "f-score", "f-scoring-error", "f-tampered", "f-errored", "f-sort"].forEach(function (id) { $(id).addEventListener("change", apply); });
   document.querySelectorAll("table.rollouts th[data-sort]").forEach(function (th) {
