@@ -129,4 +129,4 @@ def test_a_task_declaring_an_unsound_token_does_not_compile(tmp_path):
 def test_declarations_are_recorded_in_the_grading_data():
     row = FAMILY.compile_task(TASKS / "fastapi_patch_partial")
     assert {d["token"] for d in row.grading["vary"]} >= {"Barz", "qux", 5}
-    assert FAMILY.compile_task(TASKS / "fastapi_lifespan").grading["vary"] == []
+    assert FAMILY.compile_task(TASKS / "fastapi_yield_teardown").grading["vary"] == []

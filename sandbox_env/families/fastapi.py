@@ -93,7 +93,7 @@ from sandbox_env.families.fastapi_checks import (
     passes_for_catch_all,
     witness_problems,
 )
-from sandbox_env.families.fastapi_vary import VaryError, drawn_checks, normalize, validate
+from sandbox_env.families.fastapi_vary import VaryError, drawn_checks, normalize, require_drawn_echoes, validate
 from sandbox_env.grading.runs import Grader, ReportError
 from sandbox_env.sandbox import ExecResult, Sandbox
 from sandbox_env.sandbox.blame import LIMIT_WINDOW, Verdict, judge_time_limit, limits_hit
@@ -147,6 +147,7 @@ class FastAPIFamily:
         vary = normalize(meta.get("vary") or [], folder.name)
         try:
             validate(vary, checks, meta["spec"], folder.name)
+            require_drawn_echoes(checks, vary, meta["spec"], folder.name)  # no check a recorded answer passes
         except VaryError as exc:
             raise CheckError(str(exc)) from exc
         return TaskRow(

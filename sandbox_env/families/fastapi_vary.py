@@ -39,6 +39,11 @@ draw can be mistaken for a fixed value.
 
 Derived expectations: a check whose expected value is computed from a sent one (a price
 with tax added) must not vary that input; the declaration has no arithmetic on purpose.
+
+No fixed echo (`require_drawn_echoes`, at compile time for every fastapi row): a check whose
+expectations give back a value its own requests send (an echo: exactly what a table of
+recorded responses replays) must send at least one drawn token, unless the spec itself names
+that value (a token may not occur in the spec, so the rule asks only for what a draw can give).
 """
 
 from __future__ import annotations
@@ -265,3 +270,126 @@ def drawn_checks(grading: dict[str, Any], spec_text: str, rng: random.Random) ->
         return checks, {}
     values = draw(decls, checks, spec_text, rng)
     return substitute(checks, decls, values), values
+
+
+# -- no fixed echo --------------------------------------------------------------------------
+
+_PIECE = re.compile(r"[A-Za-z0-9_]+(?:\.[0-9]+)?")
+_SKIPPED_MARKERS = {"$any", "$type", "$regex", "$range", "$absent"}  # constraints, not values given back
+_SKIPPED_AT_OPS = {"keys", "len", "exists"}  # names and counts of a document, not values given back
+
+
+def _pieces(text: str) -> set[str]:
+    """A sent string and its word runs: the values an app could give back from it."""
+    return {text, *_PIECE.findall(text)} - {""}
+
+
+def _header_values(name: str, value: str) -> list[str]:
+    """The values of a sent header; a Cookie header's values without the cookie names."""
+    if name.lower() != "cookie":
+        return [value]
+    return [part.split("=", 1)[1] for part in value.split(";") if "=" in part]
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The string and number leaves of a JSON-like value, object keys and booleans left out."""
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _leaves(v)]
+    if isinstance(value, bool) or value is None:
+        return []
+    return [value] if isinstance(value, str | int | float) else []
+
+
+def sent_values(request: dict[str, Any]) -> set[str]:
+    """What one request sends as values: path segments, query, header, cookie and form values,
+    JSON leaves, file names and contents, raw content (parameter, field and header names left out)."""
+    texts = [seg for seg in request["path"].split("/") if seg]
+    texts += [v for _, v in request.get("query", [])]
+    texts += [v for k, val in request.get("headers", []) for v in _header_values(k, val)]
+    texts += [str(x) for x in _leaves(request.get("json"))]
+    texts += [str(x) for x in _leaves(request.get("form"))]
+    texts += [x for f in request.get("files", []) for x in f[1:3]]
+    texts += [request["content"]] if "content" in request else []
+    return {p for t in texts for p in _pieces(t)}
+
+
+def _expected_leaves(value: Any) -> list[Any]:
+    """The leaves of an expected value; markers that constrain rather than give a value are skipped."""
+    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _SKIPPED_MARKERS:
+        return []
+    return _leaves(value)
+
+
+def expected_values(expect: dict[str, Any]) -> list[Any]:
+    """What one step expects back as values: JSON leaves (not keys), json_at values (not the `at`
+    paths, key sets, lengths), header values, texts and SSE fields (status and header names left out)."""
+    out = _expected_leaves(expect.get("json")) + _expected_leaves(expect.get("json_has"))
+    for item in expect.get("json_at", []):
+        out += [x for op, v in item.items() if op != "at" and op not in _SKIPPED_AT_OPS for x in _expected_leaves(v)]
+    out += list(expect.get("headers", {}).values())
+    out += [x for texts in expect.get("header_contains", {}).values() for x in texts]
+    out += [expect[k] for k in ("text", "text_contains") if k in expect]
+    out += [x for event in expect.get("sse", []) for x in _expected_leaves(event)]
+    return out
+
+
+def _number(text: str) -> float | None:
+    return float(text) if re.fullmatch(r"-?[0-9]+(?:\.[0-9]+)?", text) else None
+
+
+def _within(piece: str) -> re.Pattern[str]:
+    """A sent piece as a whole word, or a whole number (one that ends a sentence included), of a text."""
+    if _number(piece) is None:
+        return _word_re(piece)
+    return re.compile(rf"(?<![0-9.]){re.escape(piece)}(?![0-9]|\.[0-9])")
+
+
+def _gives_back(expected: Any, piece: str) -> bool:
+    """Whether an expected leaf gives back a sent piece: the same number, or the piece within an
+    expected string."""
+    if isinstance(expected, int | float):
+        return _number(piece) == float(expected)
+    return isinstance(expected, str) and _within(piece).search(expected) is not None
+
+
+def echoes(check: dict[str, Any], spec: str) -> list[str]:
+    """The values a check sends that its own expectations give back and the spec does not name."""
+    sent = {p for st in check["steps"] for p in sent_values(st["request"])}
+    wanted = [x for st in check["steps"] for x in expected_values(st["expect"])]
+    return sorted(p for p in sent if not _within(p).search(spec) and any(_gives_back(x, p) for x in wanted))
+
+
+def sends_a_token(check: dict[str, Any], decls: list[dict[str, Any]]) -> bool:
+    """Whether a request of this check sends one of the drawn tokens."""
+    texts = _sent_strings([check])
+    numbers = [n for st in check["steps"] for n in _numbers(st["request"].get("json"))]
+    return any(_occurs(d, texts, numbers) for d in decls)
+
+
+def require_drawn_echoes(checks: list[dict[str, Any]], decls: list[dict[str, Any]], spec: str, where: str) -> None:
+    """Refuse a check that gives back a value it sends while none of its requests sends a drawn token.
+
+    Such a check has a fixed answer key: a table of the recorded request and response passes it
+    without the behaviour. An echo is a sent value (a path segment, a query, header, cookie or form
+    value, a JSON leaf, a file's name or content, raw content; the pieces of each, split at non-word
+    characters) that an expected value gives back: the same number, or the same whole word or whole
+    number inside an expected string (JSON leaves, json_at values, header values, texts, SSE fields).
+    A value the spec names is left out: the spec fixes it, and a token may not occur in the spec.
+
+    What it does not catch, on purpose (it refuses only what is plainly given back): an expected
+    value computed from a sent one (x * 42, a slice picked by skip and limit), a stored record
+    looked up by a sent key that the answer spells otherwise (a path `foo`, a name `Foo`), an
+    answer that depends on a sent value without containing it (a filter that keeps nothing), names
+    of parameters, fields, headers and JSON keys, and booleans and nulls.
+    """
+    for check in checks:
+        given_back = echoes(check, spec)
+        if given_back and not sends_a_token(check, decls):
+            raise VaryError(
+                f"{where}: check {check['name']!r} gives back {given_back} that its requests send, and none of its "
+                "requests sends a drawn value, so a table of recorded responses passes it: declare a [[vary]] token "
+                "for one of these values (or another value the check sends), or name the value in the spec if the "
+                "spec fixes it"
+            )
