@@ -97,3 +97,21 @@ async def test_an_engine_that_cannot_see_the_copy_starts_the_sandbox_without_it_
     with caplog.at_level(logging.WARNING, logger="websandbox.sandbox"):
         assert await _mounted_folders(image) == ["0", "works"]
     assert any("through its file server from now on" in r.getMessage() for r in caplog.records), caplog.records
+
+
+def test_without_extraction_filters_the_copy_applies_the_tar_filters_rules_itself(tmp_path):
+    """Python before 3.11.4 (Debian 12's 3.11.2) has no tarfile filters: the copy clears the same bits and refuses
+    the same escapes as the standard library's "tar" filter."""
+    import stat
+    import tarfile
+
+    import pytest
+
+    from sandbox_env.sandbox.docker.host_tree import _as_tar_filter
+
+    member = tarfile.TarInfo("/usr/bin/tool")
+    member.mode = 0o6777
+    kept = _as_tar_filter(member, tmp_path)
+    assert kept.name == "usr/bin/tool" and kept.mode & (stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | 0o022) == 0
+    with pytest.raises(tarfile.ExtractError, match="outside"):
+        _as_tar_filter(tarfile.TarInfo("usr/../../etc/passwd"), tmp_path)

@@ -24,6 +24,7 @@ import pytest
 from sandbox_env.cli.hub import ENV_DIR, StageError, archive_files, content_hash, stage
 from sandbox_env.constants import ENV_ID, REPO_ROOT
 
+DATA_FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python 3.11.4 and later
 CONTENT_ONLY = "the same file list and bytes"
 
 
@@ -52,7 +53,7 @@ def _pack_and_unpack(folder: Path, dest: Path) -> Path:
             tar.add(folder / rel, arcname=rel)
     dest.mkdir()
     with tarfile.open(archive) as tar:
-        tar.extractall(dest, filter="data")
+        tar.extractall(dest, **DATA_FILTER)
     return dest
 
 
@@ -92,7 +93,7 @@ def test_the_sdist_builds_the_same_wheel_as_the_checkout(checkout_wheel, tmp_pat
     assert proc.returncode == 0, proc.stderr[-3000:]
     (sdist,) = (tmp_path / "sdist").glob("websandbox-*.tar.gz")
     with tarfile.open(sdist) as tar:
-        tar.extractall(tmp_path / "unpacked", filter="data")
+        tar.extractall(tmp_path / "unpacked", **DATA_FILTER)
     (top,) = (tmp_path / "unpacked").iterdir()
     assert (top / "images" / "Dockerfile").is_file() and (top / "sandbox_env" / "__init__.py").is_file()
     proc = _build(top, tmp_path / "dist")

@@ -56,6 +56,7 @@ import logging
 import os
 import shutil
 import socket
+import stat
 import tarfile
 import threading
 from collections.abc import Iterator
@@ -155,7 +156,11 @@ def _make(client: docker.DockerClient, image_id: str, root: Path) -> None:
             # extractall sets folders' modes last (a read-only folder still receives its files); "tar" clears
             # setuid, setgid, sticky and group/other write bits and keeps every name inside `partial`
             members = (m for m in archive if _mounted(m.name))
-            archive.extractall(partial / "tree", members=members, numeric_owner=True, filter="tar")
+            if TAR_FILTER:
+                archive.extractall(partial / "tree", members=members, numeric_owner=True, **TAR_FILTER)
+            else:  # Python before 3.11.4 (Debian 12's 3.11.2) has no extraction filters: the same rules, here
+                tree = partial / "tree"
+                archive.extractall(tree, members=(_as_tar_filter(m, tree) for m in members), numeric_owner=True)
     finally:
         container.remove(force=True)
     missing = [rel for rel in MOUNTED if not (partial / "tree" / rel).is_dir()]
@@ -164,6 +169,21 @@ def _make(client: docker.DockerClient, image_id: str, root: Path) -> None:
         raise RuntimeError(f"image {image_id[:19]} has no {', '.join('/' + m for m in missing)}")
     (partial / COMPLETE).write_text(image_id + "\n")
     partial.rename(root)
+
+
+TAR_FILTER = {"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}
+_CLEARED = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | stat.S_IWGRP | stat.S_IWOTH
+
+
+def _as_tar_filter(member: tarfile.TarInfo, dest: Path) -> tarfile.TarInfo:
+    """What the standard library's "tar" filter does to a member: no name outside `dest`, no setuid, setgid,
+    sticky or group/other write bits."""
+    name = member.name.lstrip("/")
+    if not os.path.realpath(dest / name).startswith(os.path.realpath(dest) + os.sep):
+        raise tarfile.ExtractError(f"{member.name!r} would land outside {dest}")
+    member.name = name
+    member.mode &= ~_CLEARED
+    return member
 
 
 def _mounted(name: str) -> bool:
