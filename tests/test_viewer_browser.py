@@ -26,7 +26,6 @@ import io
 import json
 import os
 import shutil
-import threading
 import time
 from pathlib import Path
 
@@ -36,7 +35,8 @@ from sandbox_env.viewer import load_run, write_report
 from sandbox_env.viewer.export import table_row, to_csv
 from sandbox_env.viewer.headless import BrowserMissing, console_errors, open_report, open_url, start_chromium
 from sandbox_env.viewer.runs import EVALS, runs_under
-from sandbox_env.viewer.serve import Site, make_server
+from sandbox_env.viewer.serve import Site
+from tests.viewer_kit import on_loopback
 
 pytestmark = pytest.mark.browser
 
@@ -325,16 +325,12 @@ def test_a_run_that_called_its_tools_has_no_notes(browser, v1_report):
 def serving(driver, site: Site):
     """The site on a loopback port; at the end the browser leaves its pages before the server stops,
     so no poll of a stopped server is left in the console for the next test."""
-    server = make_server(site)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        driver.get("about:blank")
-        driver.get_log("browser")
-        server.shutdown()
-        server.server_close()
+    with on_loopback(site) as url:
+        try:
+            yield url
+        finally:
+            driver.get("about:blank")
+            driver.get_log("browser")
 
 
 def wait_until(driver, condition, timeout: float = 15.0):

@@ -10,14 +10,12 @@ placed where each tool saves: vf-eval 0.3.x in a checkout (`environments/websand
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import os
 import re
 import shutil
-import threading
 import time
 from pathlib import Path
 
@@ -30,7 +28,8 @@ from sandbox_env.viewer import runs as runs_module
 from sandbox_env.viewer.export import COLUMNS, table_row, to_csv, to_jsonl
 from sandbox_env.viewer.index import list_text, summarize
 from sandbox_env.viewer.runs import find_runs, newest_run, run_id, search_roots
-from sandbox_env.viewer.serve import Site, make_server
+from sandbox_env.viewer.serve import Site
+from tests.viewer_kit import on_loopback
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLASSIC, V1_RUNS = FIXTURES / "view_run", FIXTURES / "v1_runs"
@@ -172,18 +171,6 @@ def test_export_takes_no_server_or_comparison(capsys):
     assert "--export writes one run's table" in capsys.readouterr().err
 
 
-@contextlib.contextmanager
-def _serving(site: Site):
-    server = make_server(site)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def _embedded(html: str) -> dict:
     return json.loads(re.search(r'<script type="application/json" id="run-data">(.*?)</script>', html, re.S).group(1))
 
@@ -195,7 +182,7 @@ def _csp(html: str) -> str:
 def test_a_served_run_is_read_again_when_its_file_grows(tmp_path):
     run = tmp_path / "run"
     shutil.copytree(CLASSIC, run)
-    with _serving(Site([tmp_path / "outputs"], run)) as url:
+    with on_loopback(Site([tmp_path / "outputs"], run)) as url:
         page = httpx.get(url + "/").text
         live = _embedded(page)["live"]
         assert live["url"] == "/run.json" and live["index"] == "/runs" and live["every"] > 0
@@ -216,13 +203,13 @@ def test_only_a_served_page_may_ask_its_own_server_for_data_and_a_written_one_no
     shutil.copytree(CLASSIC, run)
     written = _csp(render_html(load_run(run)))
     assert "connect-src" not in written and "default-src 'none'" in written
-    with _serving(Site([tmp_path / "outputs"], run)) as url:
+    with on_loopback(Site([tmp_path / "outputs"], run)) as url:
         served = _csp(httpx.get(url + "/").text)
     assert served == written + "; connect-src 'self'"
 
 
 def test_the_index_lists_every_run_and_opens_each_by_its_id_only(outputs):
-    with _serving(Site(search_roots(outputs))) as url:
+    with on_loopback(Site(search_roots(outputs))) as url:
         index = httpx.get(url + "/")
         assert index.status_code == 200 and "connect-src 'self'" in _csp(index.text)
         lines = _embedded(index.text)["runs"]
@@ -239,7 +226,7 @@ def test_the_index_lists_every_run_and_opens_each_by_its_id_only(outputs):
 
 
 def test_a_request_for_another_host_name_is_refused(tmp_path):
-    with _serving(Site([tmp_path])) as url:
+    with on_loopback(Site([tmp_path])) as url:
         assert httpx.get(url + "/runs").status_code == 200
         assert httpx.get(url.replace("127.0.0.1", "localhost") + "/runs").status_code == 200
         rebound = httpx.get(url + "/runs", headers={"Host": "attacker.example:80"})

@@ -222,10 +222,3 @@ def planned_rollouts(env_args: dict | None, num_examples: int, rollouts: int) ->
         return None
     tasks = len(rows) if num_examples < 0 else min(num_examples, len(rows))
     return tasks * max(1, rollouts)
-
-
-def print_table_v1(rows: list[dict[str, Any]], title: str) -> None:
-    """The classic `websandbox eval` table, "mean, finished" and errored kinds included."""
-    from sandbox_env.cli.eval_report import print_table
-
-    print_table(rows, title)

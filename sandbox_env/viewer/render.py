@@ -15,7 +15,8 @@ Served by `websandbox view --serve` (serve.py), the page follows the run: its da
 `live` (where to ask for fresh data, how often, the version it holds) and its CSP adds
 `connect-src 'self'` so that its own script may read the loopback server's JSON, and nothing
 else. A written file never has `live` and keeps the CSP that allows no request at all.
-The runs index (`/runs`) is a page of the same kind: its own small script, the same CSS.
+The runs index (`/runs`) is a page of the same kind: the same frame, CSS and helpers, its own
+body and small script.
 """
 
 from __future__ import annotations
@@ -99,10 +100,11 @@ def title_of(run: Run, base: Run | None = None) -> str:
     return f"websandbox run: {_name(run)}"
 
 
-def _page(template: str, script: str, title: str, data: dict[str, Any]) -> str:
-    """A page: the template with its title, the CSS, its script and the data inline."""
+def _page(body: str, script: str, title: str, data: dict[str, Any]) -> str:
+    """A page: the frame both pages share (frame.html) around the page's body, with its title, the CSS,
+    the script (the shared helpers of common.js, then the page's own) and the data inline."""
     css = (ASSETS / "viewer.css").read_text()
-    js = (ASSETS / script).read_text()
+    js = (ASSETS / "common.js").read_text() + (ASSETS / script).read_text()
     if "</script" in js.lower() or "</style" in css.lower():
         raise ValueError("the viewer's assets must not contain </script or </style")
     parts = {
@@ -112,7 +114,7 @@ def _page(template: str, script: str, title: str, data: dict[str, Any]) -> str:
         "DATA": embed_json(data),
         "CSP": content_security_policy(js, css, live=data.get("live") is not None),
     }
-    text = (ASSETS / template).read_text()
+    text = (ASSETS / "frame.html").read_text().replace("@@BODY@@\n", (ASSETS / body).read_text())
     return _MARKER.sub(lambda m: parts[m.group(1)], text)  # one pass: inserted text is never rescanned
 
 

@@ -65,6 +65,10 @@ def _text(status: int, text: str) -> Answer:
     return Answer(status, text.encode())
 
 
+def _html(text: str) -> Answer:
+    return Answer(200, text.encode(), "text/html; charset=utf-8")
+
+
 class LiveRun:
     """One run as the server follows it: read again only when its files changed since the last read."""
 
@@ -88,7 +92,7 @@ class LiveRun:
 
     def page(self) -> Answer:
         version, run = self.read()
-        return Answer(200, render_html(run, self.base, self.live(version)).encode(), "text/html; charset=utf-8")
+        return _html(render_html(run, self.base, self.live(version)))
 
     def data(self, since: str | None) -> Answer:
         if since is not None and since == signature(self.path):
@@ -156,8 +160,7 @@ class Site:
 
     def index_page(self) -> Answer:
         version, lines = self.index_lines()
-        html = render_index(lines, self.roots_shown(), self._index_live(version))
-        return Answer(200, html.encode(), "text/html; charset=utf-8")
+        return _html(render_index(lines, self.roots_shown(), self._index_live(version)))
 
     def index_data(self, since: str | None) -> Answer:
         version, lines = self.index_lines()

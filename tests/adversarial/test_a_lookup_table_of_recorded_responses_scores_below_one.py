@@ -16,14 +16,8 @@ fastapi_exclude_unset, fastapi_yield_teardown: their answers are fixed by the sp
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
-
 import pytest
-from attack_kit import FASTAPI_TASKS
-from test_fastapi_a_replayed_answer_key_scores_nothing import grade, replay_scores
-
-from sandbox_env.families.fastapi import FAMILY
+from test_fastapi_a_replayed_answer_key_scores_nothing import assert_the_reference_scores_one, replay_with_and_without_draws
 
 pytestmark = pytest.mark.docker
 
@@ -42,13 +36,6 @@ FORMERLY_FIXED = [
 
 @pytest.mark.parametrize("task_id", FORMERLY_FIXED)
 async def test_a_lookup_table_of_recorded_responses_scores_below_one(backend, image, task_id):
-    row = FAMILY.compile_task(FASTAPI_TASKS / task_id)
-    assert row.grading["vary"], f"{task_id} draws nothing"
-    fixed = dataclasses.replace(row, grading={**row.grading, "vary": []})
-    (before, _), (after, replay) = await asyncio.gather(replay_scores(backend, image, fixed), replay_scores(backend, image, row))
-    print(f"{task_id}: lookup table with the checks as written {before:.3f}, with this grading's draw {after:.3f}")
-    assert before == 1.0, f"the table does not replay the checks as written: {before}"
+    row, after, replay = await replay_with_and_without_draws(backend, image, task_id)
     assert after < 1.0, replay.reason
-    reference = (FASTAPI_TASKS / task_id / "reference.py").read_text()
-    refs = await asyncio.gather(*(grade(backend, image, row, reference) for _ in range(2)))
-    assert all(g.score == 1.0 for g in refs), [g.reason for g in refs]
+    await assert_the_reference_scores_one(backend, image, row, draws=2)

@@ -167,14 +167,28 @@ async def replay_scores(backend, image, row) -> tuple[float, object]:
     return replay.score, replay
 
 
-@pytest.mark.parametrize("task_id", COVERED)
-async def test_a_replayed_answer_key_fails_every_check_that_sends_a_drawn_value(backend, image, task_id):
+async def replay_with_and_without_draws(backend, image, task_id: str):
+    """The task's row, and the replay's score and grading with this grading's draws, once the replay has
+    scored 1.0 on the checks as written (the draws turned off): the attack is faithful."""
     row = FAMILY.compile_task(FASTAPI_TASKS / task_id)
     assert row.grading["vary"], f"{task_id} declares no [[vary]] tokens"
     fixed = dataclasses.replace(row, grading={**row.grading, "vary": []})
     (before, _), (after, replay) = await asyncio.gather(replay_scores(backend, image, fixed), replay_scores(backend, image, row))
-    print(f"{task_id}: replay before draws {before:.3f}, after {after:.3f}")
-    assert before == 1.0, f"the replay is not faithful on the fixed checks: {before}"
+    print(f"{task_id}: replay with the checks as written {before:.3f}, with this grading's draws {after:.3f}")
+    assert before == 1.0, f"the replay is not faithful on the checks as written: {before}"
+    return row, after, replay
+
+
+async def assert_the_reference_scores_one(backend, image, row, draws: int) -> None:
+    """The task's reference scores 1.0 on each of `draws` gradings (each draws its own values)."""
+    reference = (FASTAPI_TASKS / row.task_id / "reference.py").read_text()
+    refs = await asyncio.gather(*(grade(backend, image, row, reference) for _ in range(draws)))
+    assert all(g.score == 1.0 for g in refs), [g.reason for g in refs]
+
+
+@pytest.mark.parametrize("task_id", COVERED)
+async def test_a_replayed_answer_key_fails_every_check_that_sends_a_drawn_value(backend, image, task_id):
+    row, after, replay = await replay_with_and_without_draws(backend, image, task_id)
     # a check carries a drawn value when substituting changes it; those must all fail
     probe = {str(d["token"]): 10**6 if d["kind"] != "word" else "Zqzq" for d in row.grading["vary"]}
     moved = substitute(row.grading["checks"], row.grading["vary"], probe)
@@ -182,10 +196,7 @@ async def test_a_replayed_answer_key_fails_every_check_that_sends_a_drawn_value(
     passed = {c["name"] for c in replay.checks if c["passed"]}
     assert not passed & carries, f"the replay passed checks with drawn values: {passed & carries}"
     assert after <= 1 - len(carries) / len(row.grading["checks"]) + 1e-9, replay.reason
-    refs = await asyncio.gather(
-        *(grade(backend, image, row, (FASTAPI_TASKS / task_id / "reference.py").read_text()) for _ in range(3))
-    )
-    assert all(g.score == 1.0 for g in refs), [g.reason for g in refs]
+    await assert_the_reference_scores_one(backend, image, row, draws=3)
 
 
 def test_the_tasks_named_in_the_issue_are_covered():

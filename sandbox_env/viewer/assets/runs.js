@@ -6,21 +6,6 @@
   var DATA = JSON.parse(document.getElementById("run-data").textContent);
   var LIVE = DATA.live;
 
-  function $(id) { return document.getElementById(id); }
-
-  function el(tag, cls) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    for (var i = 2; i < arguments.length; i++) {
-      var k = arguments[i];
-      if (k === null || k === undefined || k === false) continue;
-      e.append(k instanceof Node ? k : String(k));
-    }
-    return e;
-  }
-
-  function fmtReward(x) { return x === null || x === undefined ? "–" : (Math.round(x * 1000) / 1000).toString(); }
-
   function link(line, text) {
     var a = el("a", "open", text);
     a.href = line.url;
@@ -71,10 +56,5 @@
 
   render();
   if (LIVE) follow();
-  requestAnimationFrame(function () {
-    setTimeout(function () {
-      window.viewerReadyAt = performance.now();
-      document.documentElement.dataset.ready = "1";
-    }, 0);
-  });
+  signalReady();
 })();

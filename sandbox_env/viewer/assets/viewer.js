@@ -1,5 +1,5 @@
 // The run viewer's page logic. Run data is written by the model under evaluation:
-// it only ever enters the DOM as text (el() appends strings as text nodes), never as HTML.
+// it only ever enters the DOM as text (el(), common.js, appends strings as text nodes), never as HTML.
 // Little is built up front: the table a page of rows at a time, a rollout's grade and
 // transcript when its row is opened.
 // Served by `websandbox view --serve`, DATA.live says where the server's fresh data is: the
@@ -18,20 +18,6 @@
   var state = { matches: [], shown: 0, search: "", searchIndex: null, open: new Set(), pending: null };
   var details = new Map(); // rollout n -> its built detail row
 
-  function $(id) { return document.getElementById(id); }
-
-  function el(tag, cls) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    for (var i = 2; i < arguments.length; i++) {
-      var k = arguments[i];
-      if (k === null || k === undefined || k === false) continue;
-      e.append(k instanceof Node ? k : String(k));
-    }
-    return e;
-  }
-
-  function fmtReward(x) { return x === null || x === undefined ? "–" : (Math.round(x * 1000) / 1000).toString(); }
   function fmtChange(x) { return x === null || x === undefined ? "–" : (x > 0 ? "+" : "") + fmtReward(x); }
   function fmtInt(x) { return x === null || x === undefined ? "–" : Math.round(x).toLocaleString("en-US"); }
   function fmtSec(x) { return x === null || x === undefined ? "–" : (x < 10 ? x.toFixed(2) : x.toFixed(1)) + " s"; }
@@ -801,10 +787,5 @@
   });
   var timer = null;
   $("f-search").addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(apply, 150); });
-  requestAnimationFrame(function () {
-    setTimeout(function () {
-      window.viewerReadyAt = performance.now();
-      document.documentElement.dataset.ready = "1";
-    }, 0);
-  });
+  signalReady();
 })();
