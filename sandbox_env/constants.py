@@ -54,6 +54,17 @@ CALL_SLACK = 15.0
 # the default budget (4 sandboxes a core, sandbox/budget.py) all busy gives each a quarter
 # of a core, which would put a CPU-bound command exactly at a backstop of 4 limits.
 CALL_BACKSTOP_FACTOR = 6.0
+# A grading run's limit counts the grading sandbox's active time the same way, and the
+# verdict at its backstop counts the CPU its processes consumed (sandbox/verdicts.py,
+# judge_backstop), so a busy wrong answer reaches its limit, its own 0, at any share of a
+# CPU it gets above 1/GRADING_BACKSTOP_FACTOR. Twelve: the budget all busy grading gives
+# each a quarter of a core, and a host whose other processes hold half of it an eighth;
+# twelve leaves half as much again. The price: a run really starved waits twelve limits
+# before it is called the harness's.
+GRADING_BACKSTOP_FACTOR = 12.0
+# A grading sandbox's CPU weight (`docker update --cpu-shares`) against the engine's 1024 for
+# every other sandbox: busy rollouts beside it cannot starve a grading run.
+GRADING_CPU_SHARES = 4096
 READY_TIMEOUT = 60.0  # a new sandbox's agent must answer within this
 SPAWN_TIMEOUT = 30.0  # starting a grader program
 FILE_IO_TIMEOUT = 60.0  # writing or reading files

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
-from sandbox_env.sandbox import ExecResult, SandboxEndedFromInside, Usage
-from sandbox_env.sandbox.blame import StarvedRun, check_time_limit, judge_silence, judge_time_limit, limits_hit
+from sandbox_env.sandbox import SandboxEndedFromInside, Usage
+from sandbox_env.sandbox.blame import judge_backstop, judge_silence, judge_time_limit, limits_hit
 from sandbox_env.sandbox.docker import cgroup, fuse, procs
 from sandbox_env.sandbox.docker.diagnose import diagnose
 from sandbox_env.sandbox.docker.events import Ending
@@ -88,17 +86,26 @@ def _trace(*points: tuple[float, float, float]) -> UsageTrace:
 
 def test_a_limit_is_judged_by_the_last_seconds_of_the_run_not_its_start():
     # a starved start (the grader's imports waiting for a CPU), then ten seconds asleep in the submission
-    result = ExecResult("", "", -9, timed_out=True, usage=_trace((0, 0, 0), (10, 0.5, 9.0), (20, 0.55, 9.0)))
-    assert not judge_time_limit(result.usage.whole()).submission
-    check_time_limit(result, "the run", 60)  # the last 10 s: asleep, so the submission's: no exception
-    starved = ExecResult("", "", -9, timed_out=True, usage=_trace((0, 0, 0), (10, 9.0, 0.5), (20, 9.3, 9.5)))
-    with pytest.raises(StarvedRun, match="waited for a CPU 90% of the time"):
-        check_time_limit(starved, "the run", 60)
+    asleep = _trace((0, 0, 0), (10, 0.5, 9.0), (20, 0.55, 9.0))
+    assert not judge_time_limit(asleep.whole()).submission
+    assert judge_backstop(asleep.whole(), asleep.over_last(10), 60).submission  # the last 10 s: asleep, its own
+    starved = _trace((0, 0, 0), (10, 9.0, 0.5), (20, 9.3, 9.5))
+    verdict = judge_backstop(starved.whole(), starved.over_last(10), 60)
+    assert not verdict.submission and "waited for a CPU 90% of the time" in verdict.why
+
+
+def test_a_busy_loop_that_got_a_small_share_of_a_cpu_is_blamed_once_it_consumed_its_limit():
+    # a twelfth of a CPU for 120 s: 10 s of CPU, the whole limit, while it waited 90% of the time
+    busy = _trace((0, 0, 0), (110, 9.2, 99.0), (120, 10.0, 108.0))
+    assert not judge_time_limit(busy.over_last(10)).submission  # by its last seconds alone: starved
+    verdict = judge_backstop(busy.whole(), busy.over_last(10), 10)
+    assert verdict.submission and "the whole of the 10 s its limit grants" in verdict.why
+    assert not judge_backstop(busy.whole(), busy.over_last(10), 12).submission  # short of a 12 s limit: starved
 
 
 def test_a_run_without_measurements_is_not_blamed_on_the_submission():
-    with pytest.raises(StarvedRun, match="could not be measured"):
-        check_time_limit(ExecResult("", "", -9, timed_out=True), "the run", 10)
+    verdict = judge_backstop(None, None, 10)
+    assert not verdict.submission and "could not be measured" in verdict.why
 
 
 def test_usage_between_points_counts_limit_events_of_the_window_or_since_the_start():

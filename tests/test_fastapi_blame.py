@@ -21,7 +21,7 @@ STALLED = {
     "imported": True,
     "has_app": True,
     "sessions": [],
-    "stalled": {"what": "GET /notes", "limit": 67.5, "kind": "run", "blame": "harness", "active": 0.3},
+    "stalled": {"what": "GET /notes", "limit": 67.5, "backstop": 810.0, "kind": "run", "blame": "harness", "active": 0.3},
 }
 
 
@@ -62,7 +62,15 @@ async def test_a_deadline_blamed_on_the_harness_while_the_sandbox_used_its_cpu_i
     g = await grade(STALLED, ExecResult("", "", 0, usage=trace(cpu_per_s=0.97, stall_per_s=0.9)))
     assert g.score == 0.0 and g.scoring_error is None and not g.tampered, g.reason
     assert "the host's measure of the grading sandbox says it was not starved" in g.reason
-    assert "of CPU in 10.0 s" in g.reason and g.metrics["module_imported"] == 1.0
+    assert "of CPU in 70.0 s" in g.reason and g.metrics["module_imported"] == 1.0
+    assert "the whole of the 67.5 s its limit grants" in g.reason and "810 s wall-clock backstop" in g.reason
+
+
+async def test_a_backstop_blamed_on_the_harness_after_a_busy_loop_consumed_its_deadline_slowly_is_the_submissions():
+    # a twelfth of a CPU over the backstop: starved by its last seconds, but 67.5 s of CPU consumed in all
+    g = await grade(STALLED, ExecResult("", "", 0, usage=trace(cpu_per_s=0.084, stall_per_s=0.9, seconds=810)))
+    assert g.score == 0.0 and g.scoring_error is None, g.reason
+    assert "the whole of the 67.5 s its limit grants" in g.reason
 
 
 async def test_a_deadline_blamed_on_the_harness_while_the_sandbox_waited_on_itself_is_the_submissions():

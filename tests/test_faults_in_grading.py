@@ -57,7 +57,7 @@ pytestmark = pytest.mark.docker
 
 TASKS = {"fastapi": "fastapi_path_order", "django": "dj01", "smoke": "smoke_hello"}
 GRADING_LIMIT = 60  # seconds a grading run may take; generous, the machine is loaded
-STARVED_LIMIT = 30  # seconds: a starved run waits for its backstop, so a shorter one keeps the test cheap
+STARVED_LIMIT = 8  # seconds of the sandbox's own time: a starved run waits GRADING_BACKSTOP_FACTOR of them
 
 
 def reference(family: str):
@@ -80,11 +80,16 @@ def own_backend():
     assert leftovers(b.client_id) == []
 
 
-async def _grade(backend, image, family: str, fault, times: int, limit: float = GRADING_LIMIT):
+async def _grade(backend, image, family: str, fault, times: int, limit: float = GRADING_LIMIT, every_attempt: bool = True):
+    """Grade the family's reference with `fault` struck on its first `times` grading containers.
+
+    `every_attempt` False: an attempt may succeed before the fault has been struck `times` times.
+    """
     task, final = reference(family)
     with Injector(backend.client_id, "grader", GRADER_PROGRAMS[family], fault, times) as injector:
         grade = await grade_final(task, final, Grader(backend, image, limit))
-    assert injector.errors == [] and len(injector.hits) == times, (injector.errors, injector.hits)
+    struck = len(injector.hits) == times if every_attempt else 1 <= len(injector.hits) <= times
+    assert injector.errors == [] and struck, (injector.errors, injector.hits, grade.score, grade.reason)
     return grade
 
 
@@ -108,7 +113,8 @@ async def test_a_grading_container_struck_from_outside_on_every_attempt_is_a_har
 async def test_a_grading_container_starved_of_cpu_from_outside_never_gives_a_correct_answer_a_plain_zero(
     own_backend, image, family
 ):
-    grade = await _grade(own_backend, image, family, starve, times=2, limit=STARVED_LIMIT)
+    # limits count the sandbox's own time: a starved run may still finish (1.0) or meet its backstop (a harness fault)
+    grade = await _grade(own_backend, image, family, starve, times=2, limit=STARVED_LIMIT, every_attempt=False)
     assert grade.score == 1.0 or grade.scoring_error, grade.reason
 
 

@@ -63,15 +63,16 @@ the kernel killed it for what the app did, the submission's 0.0. If there is no 
 "started", the driver itself failed before reaching the app: a scoring_error.
 
 Limits count the app's own time (CPU, or wall time minus time spent waiting for a CPU),
-not the wall clock; when only the run's wall-clock deadline is hit and the app was not
-active for half of it, the driver reports the container starved (http_driver.py). That
-clock runs inside the container, beside the app, so the host confirms it with its own
-evidence: the deadline is a scoring_error only when the cgroup trace of the run, judged like
-any wall-clock limit (blame.judge_time_limit over its last LIMIT_WINDOW seconds), says the
-sandbox was starved; a sandbox that used its CPU, waited on itself or hit its limits makes
-it the submission's 0.0, with the host's reason. No trace (nothing measured) keeps the
-scoring_error. A driver that stopped the run because the events pipe carried more than the
-witness writes (cross_check) is tampering, whatever stage the run had reached.
+not the wall clock: each step's, and the run's (`deadline`); when only the run's wall-clock
+backstop (GRADING_BACKSTOP_FACTOR deadlines) is hit before the app was active for its
+deadline, the driver reports the container starved (http_driver.py). That clock runs
+inside the container, beside the app, so the host confirms it with its own evidence
+(blame.judge_backstop over the cgroup trace of the run): a sandbox whose processes consumed
+the deadline in CPU, or in the last LIMIT_WINDOW seconds used its CPU, waited on itself or
+hit its limits, makes it the submission's 0.0, with the host's reason; only a starved one
+is a scoring_error. No trace (nothing measured) keeps the scoring_error. A driver that
+stopped the run because the events pipe carried more than the witness writes (cross_check)
+is tampering, whatever stage the run had reached.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from sandbox_env.constants import GRADING_BACKSTOP_FACTOR
 from sandbox_env.families.base import Grade, TaskRow, collect_files, read_task_toml
 from sandbox_env.families.base import composed_measures as base_composed_measures
 from sandbox_env.families.fastapi_checks import (
@@ -96,7 +98,7 @@ from sandbox_env.families.fastapi_checks import (
 from sandbox_env.families.fastapi_vary import VaryError, drawn_checks, normalize, require_drawn_echoes, validate
 from sandbox_env.grading.runs import Grader, ReportError
 from sandbox_env.sandbox import ExecResult, Sandbox
-from sandbox_env.sandbox.blame import LIMIT_WINDOW, Verdict, judge_time_limit, limits_hit
+from sandbox_env.sandbox.blame import LIMIT_WINDOW, Verdict, judge_backstop, limits_hit
 
 APP_PATH = "app.py"
 REQUEST_TIMEOUT = 10.0
@@ -193,10 +195,12 @@ class FastAPIFamily:
             return canaries[a]["request"] if kind == "canary" else checks[a]["steps"][b]["request"]
 
         timeout = grader.timeout
+        deadline = max(3.0, timeout - max(10.0, 0.25 * timeout))  # of active time: room to report before the run's limit
         request = {
             "sessions": [[request_of(t) for t in session] for session in layout],
             "request_timeout": task.grading.get("request_timeout", REQUEST_TIMEOUT),
-            "deadline": max(3.0, timeout - max(10.0, 0.25 * timeout)),  # room to report when starved
+            "deadline": deadline,
+            "backstop": GRADING_BACKSTOP_FACTOR * deadline,
         }
         try:
             result, report = await grader.run_program("http_driver.py", request, files, timeout=timeout)
@@ -223,8 +227,9 @@ class FastAPIFamily:
             st = report["stalled"]
             if st.get("blame") == "harness":
                 said = (
-                    f"the run passed its {st.get('limit'):g} s deadline at {st.get('what')} "
-                    f"while the app had been active for only {st.get('active', 0):g} s by the driver's clock"
+                    f"the run passed its {st.get('backstop', 0):g} s wall-clock backstop at {st.get('what')} "
+                    f"while the app had been active for only {st.get('active', 0):g} s of its {st.get('limit'):g} s "
+                    "by the driver's clock"
                 )
                 verdict = _hosts_verdict(result, float(st.get("limit") or 0))
                 if verdict is not None and verdict.submission:
@@ -261,14 +266,15 @@ def composed_measures(meta: dict[str, Any], check_names: list[str], where: str) 
 
 
 def _hosts_verdict(result: ExecResult, deadline: float) -> Verdict | None:
-    """The host's own judgement of a deadline the driver blamed on the harness; None without evidence.
+    """The host's own judgement of a backstop the driver blamed on the harness; None without evidence.
 
-    Judged like every wall-clock limit (blame.check_time_limit): by the grading sandbox's
-    cgroup trace over the last seconds before the run ended, which the app cannot touch.
+    Judged like every backstop (blame.judge_backstop): by the grading sandbox's cgroup trace,
+    which the app cannot touch: the CPU it consumed over the run, and its last seconds.
     """
     if result.usage is None:
         return None
-    return judge_time_limit(result.usage.over_last(min(deadline, LIMIT_WINDOW) if deadline > 0 else LIMIT_WINDOW))
+    recent = result.usage.over_last(min(deadline, LIMIT_WINDOW) if deadline > 0 else LIMIT_WINDOW)
+    return judge_backstop(result.usage.whole(), recent, deadline)
 
 
 def _failed(checks: list[dict[str, Any]], reason: str, *, imported: bool, detail: str = "") -> Grade:

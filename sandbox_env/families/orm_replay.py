@@ -48,7 +48,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME, DEFAULTS
+from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME, DEFAULTS, GRADING_BACKSTOP_FACTOR
 from sandbox_env.families.base import TaskRow
 from sandbox_env.families.orm_compare import compare, decode_result
 from sandbox_env.families.orm_session import SESSION_DB, SESSION_ENV, image_db, session_preamble
@@ -119,6 +119,7 @@ async def replay_checks(final: dict[str, Any], task: TaskRow, grader: Grader, ro
         raise ReplayFault(f"task {task.task_id} has no reference cell to compute a grading world's rows")
     sid = await grader.backend.acquire(grader.image, role="grader")
     try:
+        await grader.backend.favour(sid)
         sb = Sandbox(grader.backend, sid)
         usable = await _usable_worlds(sb, task, reference, replayed=_tag(rows_of_rollout))
         checks = []
@@ -215,8 +216,9 @@ async def _run_cells(sb: Sandbox, db: str, cells: list[str], files: dict[str, st
     await _start(sb, session_preamble(source=db), SESSION_ENV)
     if setup is not None:
         await sb.run_python(setup, timeout=SETUP_CELL_SECONDS)
-    for cell in cells:
-        await sb.run_python(cell, timeout=DEFAULTS.timeout_per_command_seconds)
+    limit = DEFAULTS.timeout_per_command_seconds
+    for cell in cells:  # graded code: its limit counts its own time, at any load (grading/runs.py)
+        await sb.run_python(cell, timeout=limit, backstop=GRADING_BACKSTOP_FACTOR * limit)
     try:
         return await sb.probe("result")
     except RuntimeError as exc:  # the session could not encode `result`: as collect does, the submission's

@@ -1,13 +1,16 @@
 """Grading runs: a fresh sandbox per run, a grader program, and a report read back by nonce.
 
-Every run is measured by the host while it runs (`result.usage`, a trace of the sandbox's
-CPU time, CPU pressure and limit events; sandbox/usage.py, sandbox/blame.py). When the run hits
-its wall-clock backstop, what the sandbox did in its last seconds (blame.LIMIT_WINDOW)
-decides: if its processes used their CPU, hit a limit, or waited on themselves, the
-timeout is the submission's; if they were starved it is a harness fault (`StarvedRun`),
-which `families.grade_final` retries once in a fresh sandbox. Families that enforce their
-own time limits inside the run (a per-request limit) check the same evidence over that
-limit with `blame.check_time_limit` before they blame the submission.
+A run's limit counts the grading sandbox's own time, not the wall clock: the agent ends the
+program when the sandbox has been active (running, or waiting on itself) for the limit
+(runtime/container/agent.py, CallLimit), and that is the submission's timeout at any load.
+The wall clock is a backstop of GRADING_BACKSTOP_FACTOR limits. Every run is measured by the
+host while it runs (`result.usage`, a trace of the sandbox's CPU time, CPU pressure and limit
+events; sandbox/usage.py), and a run ended at the backstop is judged by it
+(blame.judge_backstop): if its processes consumed the limit in CPU over the run, or in its
+last seconds used their CPU, hit a limit or waited on themselves, the timeout is the
+submission's; if they were starved it is a harness fault (`StarvedRun`), which
+`families.grade_final` retries in a fresh sandbox. So a busy wrong answer scores its own 0
+however busy the host is: it consumes its limit, slowly, before the backstop.
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ import secrets
 from collections.abc import Iterator
 from typing import Any
 
-from sandbox_env.constants import CONTAINER_PYTHON, DEFAULTS, GRADER_MAX_OUTPUT, REPORT_TAIL_CHARS
+from sandbox_env.constants import CONTAINER_PYTHON, DEFAULTS, GRADER_MAX_OUTPUT, GRADING_BACKSTOP_FACTOR, REPORT_TAIL_CHARS
 from sandbox_env.grading.programs import grader_argv, grader_files
 from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
-from sandbox_env.sandbox.blame import check_time_limit
+from sandbox_env.sandbox.blame import LIMIT_WINDOW, StarvedRun, judge_backstop
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.usage import TRACE_PERIOD, UsageTrace
 from sandbox_env.text import valid_json_text
@@ -75,6 +78,17 @@ def read_report(result: ExecResult, nonce: str) -> dict[str, Any]:
     return valid_json_text(report)  # JSON escapes can carry lone surrogates, which no state can be sent with
 
 
+def _judge_backstop(result: ExecResult, what: str, limit: float) -> None:
+    """A run its wall-clock backstop ended: the submission's timeout (`timed_out`), or StarvedRun."""
+    trace = result.usage
+    whole = trace.whole() if trace is not None else None
+    recent = trace.over_last(min(limit, LIMIT_WINDOW)) if trace is not None else None
+    verdict = judge_backstop(whole, recent, limit)
+    if not verdict.submission:
+        raise StarvedRun(f"{what} reached its wall-clock backstop, but not by the submission's doing: {verdict.why}")
+    result.timed_out = True
+
+
 class Grader:
     """Runs grader programs in fresh sandboxes of the runtime image."""
 
@@ -101,6 +115,7 @@ class Grader:
 
         async def start(sid: str) -> int:
             sb = Sandbox(self.backend, sid)
+            await self.backend.favour(sid)
             await sb.write_files(grader_files())
             return await sb.spawn(argv)
 
@@ -125,7 +140,8 @@ class Grader:
             trace.add(self.backend.usage_point(sid))
             sampler = asyncio.get_running_loop().create_task(self._trace(sid, trace))
             try:
-                result = await sb.feed(handle, stdin, limit, max_output=GRADER_MAX_OUTPUT)
+                backstop = GRADING_BACKSTOP_FACTOR * limit
+                result = await sb.feed(handle, stdin, limit, max_output=GRADER_MAX_OUTPUT, backstop=backstop)
             finally:
                 sampler.cancel()
                 trace.add(self.backend.usage_point(sid))
@@ -133,8 +149,8 @@ class Grader:
             result.report_nonce = nonce
         finally:
             self.backend.delete_later(sid)  # the report is in hand: removal need not delay the grade
-        if result.timed_out:
-            check_time_limit(result, f"the grading run ({program}, {limit:g} s)", limit)
+        if result.starved is not None:
+            _judge_backstop(result, f"the grading run ({program}, {limit:g} s)", limit)
         return result, read_report(result, nonce)
 
     async def _trace(self, sid: str, trace: UsageTrace) -> None:

@@ -7,8 +7,7 @@ statement uses: `BUSY_SHARE` (a sandbox that used this share of its CPU was runn
 is starvation), `SWARM_SHARE` (of the pids limit held at once), `LIMIT_WINDOW` (the last
 seconds a hit limit is judged by). The judgements live in verdicts.py, beside the usage
 evidence, so that a backend and the sandbox interface apply them without importing
-upward; this module re-exports them and adds the grading side's check (`check_time_limit`,
-`StarvedRun`).
+upward; this module re-exports them and adds the grading side's fault (`StarvedRun`).
 
 The measurements come from the backend (`SandboxBackend.usage_point`): the container's cgroup
 CPU usage, CPU pressure, pids and memory limit events, and the limits themselves, read by
@@ -17,7 +16,7 @@ the host where the code under test cannot touch them (docker/cgroup.py).
 
 from __future__ import annotations
 
-from sandbox_env.sandbox.types import ExecResult, SandboxError
+from sandbox_env.sandbox.types import SandboxError
 from sandbox_env.sandbox.verdicts import (
     BUSY_SHARE,
     LIMIT_WINDOW,
@@ -25,6 +24,7 @@ from sandbox_env.sandbox.verdicts import (
     STARVED_SHARE,
     SWARM_SHARE,
     Verdict,
+    judge_backstop,
     judge_silence,
     judge_time_limit,
     limits_hit,
@@ -39,7 +39,7 @@ __all__ = [
     "SWARM_SHARE",
     "StarvedRun",
     "Verdict",
-    "check_time_limit",
+    "judge_backstop",
     "judge_silence",
     "judge_time_limit",
     "limits_hit",
@@ -49,15 +49,3 @@ __all__ = [
 
 class StarvedRun(SandboxError):
     """A grading run hit its wall-clock backstop while its sandbox was starved of CPU (a harness fault)."""
-
-
-def check_time_limit(result: ExecResult, what: str, seconds: float) -> None:
-    """Before blaming the submission for a `seconds` limit that ended `result`: raise StarvedRun unless it is its own.
-
-    The evidence is what the sandbox did in the last `seconds` of the run, at most
-    `LIMIT_WINDOW` (a limit ends the run when it is hit: what ran just before is what hung).
-    """
-    window = min(seconds, LIMIT_WINDOW)
-    verdict = judge_time_limit(result.usage.over_last(window) if result.usage is not None else None)
-    if not verdict.submission:
-        raise StarvedRun(f"{what} hit its time limit, but not by the submission's doing: {verdict.why}")

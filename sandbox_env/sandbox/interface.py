@@ -17,10 +17,12 @@ Every sandbox a backend holds counts against the host's container budget (budget
 Time limits: `exec`, `run_python` and `probe` count their `timeout` on the sandbox's
 active time, with a wall-clock backstop of CALL_BACKSTOP_FACTOR limits (the agent's
 CallLimit); a call that reaches the backstop before its limit is judged by the host's
-evidence (`recent_usage`, `_settle_backstop`): the model's timeout when the sandbox's own
-processes used its CPU or waited on themselves, else `SandboxStarved`, a harness fault.
-`feed` (a grader program) counts the wall clock: grading judges its own runs (grading/runs.py,
-sandbox/blame.py).
+evidence (`_settle_backstop`, blame.judge_backstop): the model's timeout when the
+sandbox's processes consumed the limit in CPU since the call began (`usage_point` before
+the call and after it), or in its last seconds used its CPU or waited on themselves
+(`recent_usage`); else `SandboxStarved`, a harness fault. `feed` (a grader program) counts
+the same way when given a `backstop`, and returns the agent's `starved` evidence on the
+result for the grading run to judge over its own trace (grading/runs.py).
 
 Evidence: `usage_point` reads what a sandbox has consumed so far (CPU time, CPU pressure,
 limit events; sandbox/usage.py, judged by sandbox/blame.py); a backend that cannot measure returns
@@ -47,8 +49,8 @@ from sandbox_env.constants import (
 from sandbox_env.runtime.container import ops
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.types import Evidence, ExecResult, Limits, PyResult, SandboxStarved
-from sandbox_env.sandbox.usage import Usage, UsagePoint
-from sandbox_env.sandbox.verdicts import LIMIT_WINDOW, judge_time_limit
+from sandbox_env.sandbox.usage import Usage, UsagePoint, between
+from sandbox_env.sandbox.verdicts import LIMIT_WINDOW, Verdict, judge_backstop
 
 
 def _limited(request: dict[str, Any], backstop: float | None) -> tuple[dict[str, Any], float]:
@@ -61,7 +63,7 @@ def _limited(request: dict[str, Any], backstop: float | None) -> tuple[dict[str,
     return {**request, "backstop": backstop}, backstop + CALL_SLACK
 
 
-def _settle_backstop(sandbox_id: str, reply: dict[str, Any], usage: Callable[[], Usage | None]) -> dict[str, Any]:
+def _settle_backstop(sandbox_id: str, reply: dict[str, Any], judge: Callable[[], Verdict]) -> dict[str, Any]:
     """The reply of a call the agent ended at its wall-clock backstop, judged by the host's own evidence.
 
     The agent's clock (runtime/container/agent.py, CallLimit) runs inside the sandbox, where the
@@ -69,14 +71,15 @@ def _settle_backstop(sandbox_id: str, reply: dict[str, Any], usage: Callable[[],
     junk for the agent to parse on a pipe the code can write. So the host confirms the
     verdict with what it measured of the sandbox itself (`usage()`, over the last
     LIMIT_WINDOW seconds; blame rule 2, docs/architecture.md): when the sandbox's own processes used its
-    CPU, hit its limits or waited on themselves, the call is the model's timeout (the
-    reply says so, as for any timed-out call); only when the host's evidence shows the
-    sandbox held back, or cannot be had, is it `SandboxStarved`, a harness fault.
+    CPU, hit its limits or waited on themselves, or consumed the call's limit in CPU since it
+    began however busy the host was (`judge`, blame.judge_backstop), the call is the model's
+    timeout (the reply says so, as for any timed-out call); only when the host's evidence
+    shows the sandbox held back, or cannot be had, is it `SandboxStarved`, a harness fault.
     """
     evidence = reply.get("starved")
     if not isinstance(evidence, dict):
         return reply
-    verdict = judge_time_limit(usage())
+    verdict = judge()
     if verdict.submission:
         settled = {k: v for k, v in reply.items() if k != "starved"}
         settled["timed_out"] = True
@@ -144,8 +147,14 @@ class SandboxBackend(ABC):
         """
         return None
 
-    def _settled(self, sandbox_id: str, reply: dict[str, Any]) -> dict[str, Any]:
-        return _settle_backstop(sandbox_id, reply, lambda: self.recent_usage(sandbox_id, LIMIT_WINDOW))
+    def _settled(self, sandbox_id: str, reply: dict[str, Any], start: UsagePoint | None, limit: float) -> dict[str, Any]:
+        """The reply of a limited call begun at usage point `start`, its backstop judged by blame.judge_backstop."""
+
+        def judge() -> Verdict:
+            whole = between(start, self.usage_point(sandbox_id), self.limits.cpus)
+            return judge_backstop(whole, self.recent_usage(sandbox_id, LIMIT_WINDOW), limit)
+
+        return _settle_backstop(sandbox_id, reply, judge)
 
     # -- pools and the lifecycle ------------------------------------------------------------
     def warm_pool(
@@ -163,6 +172,10 @@ class SandboxBackend(ABC):
             prepare=prepare,
             demand_factory=lambda: self.create(image, role=role),
         )
+
+    async def favour(self, sandbox_id: str) -> None:
+        """Give a grading sandbox the CPU weight that keeps busy rollouts from starving it (none by default)."""
+        return None
 
     def keep_warm(self, image: str, size: int) -> None:
         """Let `acquire(image)` take from a pool of `size` ready sandboxes (0 turns it off)."""
@@ -223,19 +236,39 @@ class SandboxBackend(ABC):
         if max_output:
             req["max_output"] = max_output
         req, wait = _limited(req, backstop)
-        return _exec_result(self._settled(sandbox_id, await self.call(sandbox_id, req, timeout=wait)))
+        start = self.usage_point(sandbox_id)
+        return _exec_result(self._settled(sandbox_id, await self.call(sandbox_id, req, timeout=wait), start, timeout))
 
     async def spawn(self, sandbox_id: str, argv: list[str], cwd: str | None = None) -> int:
         """Start a program that waits for its stdin; finish it later with feed()."""
         reply = await self.call(sandbox_id, {"op": ops.SPAWN, "argv": argv, "cwd": cwd}, timeout=SPAWN_TIMEOUT)
         return int(reply["handle"])
 
-    async def feed(self, sandbox_id: str, handle: int, stdin: bytes, timeout: float, max_output: int | None = None) -> ExecResult:
-        """Give a spawned program its stdin and wait for it to end (killed at `timeout`)."""
+    async def feed(
+        self,
+        sandbox_id: str,
+        handle: int,
+        stdin: bytes,
+        timeout: float,
+        max_output: int | None = None,
+        backstop: float | None = None,
+    ) -> ExecResult:
+        """Give a spawned program its stdin and wait for it to end (killed at `timeout`).
+
+        Without `backstop`, `timeout` is wall clock. With it, `timeout` counts the sandbox's
+        active time and `backstop` is the wall clock; a run ended there comes back with
+        `starved` (the agent's evidence), which the caller judges over its own measurements.
+        """
         req = {"op": ops.FEED, "handle": handle, "stdin_b64": base64.b64encode(stdin).decode(), "timeout": timeout}
         if max_output:
             req["max_output"] = max_output
-        return _exec_result(await self.call(sandbox_id, req, timeout=timeout + CALL_SLACK))
+        if backstop is not None:
+            req["backstop"] = max(timeout, backstop)
+        reply = await self.call(sandbox_id, req, timeout=max(timeout, backstop or 0) + CALL_SLACK)
+        result = _exec_result(reply)
+        if isinstance(reply.get("starved"), dict):
+            result.starved = reply["starved"]
+        return result
 
     async def write_files(self, sandbox_id: str, files: dict[str, bytes | str], timeout: float = FILE_IO_TIMEOUT) -> None:
         """Write files; a relative path is under /workspace, parents are made."""
@@ -283,8 +316,10 @@ class Sandbox:
     async def spawn(self, argv: list[str], cwd: str | None = None) -> int:
         return await self.backend.spawn(self.id, argv, cwd)
 
-    async def feed(self, handle: int, stdin: bytes, timeout: float, max_output: int | None = None) -> ExecResult:
-        return await self.backend.feed(self.id, handle, stdin, timeout, max_output)
+    async def feed(
+        self, handle: int, stdin: bytes, timeout: float, max_output: int | None = None, backstop: float | None = None
+    ) -> ExecResult:
+        return await self.backend.feed(self.id, handle, stdin, timeout, max_output, backstop)
 
     async def start_python(
         self, preamble: str = "", env: dict[str, str] | None = None, timeout: float = SESSION_START_TIMEOUT
@@ -296,13 +331,15 @@ class Sandbox:
     async def run_python(self, code: str, timeout: float = 30, backstop: float | None = None) -> PyResult:
         """Run a cell, interrupted at `timeout` of active time; raises SandboxStarved when the backstop passes first."""
         request, wait = _limited({"op": ops.PY_EXEC, "code": code, "timeout": timeout}, backstop)
-        reply = self.backend._settled(self.id, await self.backend.call(self.id, request, wait))
+        start = self.backend.usage_point(self.id)
+        reply = self.backend._settled(self.id, await self.backend.call(self.id, request, wait), start, timeout)
         return PyResult(reply.get("output", ""), reply.get("timed_out", False), reply.get("restarted", False))
 
     async def probe(self, name: str, timeout: float = 30) -> Any:
         """A session variable as tagged JSON (see docs/architecture.md); raises RuntimeError when unreadable."""
         request, wait = _limited({"op": ops.PY_PROBE, "name": name, "timeout": timeout}, None)
-        reply = self.backend._settled(self.id, await self.backend.call(self.id, request, wait))
+        start = self.backend.usage_point(self.id)
+        reply = self.backend._settled(self.id, await self.backend.call(self.id, request, wait), start, timeout)
         if "value" not in reply:
             raise RuntimeError(f"probe of {name!r} failed: {reply.get('output', reply)}")
         return reply["value"]

@@ -102,6 +102,7 @@ class ExecResult:
     truncated: int = 0
     usage: UsageTrace | None = None  # what the sandbox consumed during the run (grading runs measure it)
     report_nonce: str | None = None  # the nonce that frames a grader program's report (grading runs)
+    starved: dict | None = None  # the agent's evidence when a wall-clock backstop ended it before its limit
 
 
 @dataclass

@@ -118,6 +118,31 @@ def judge_time_limit(usage: Usage | None) -> Verdict:
     )
 
 
+def judge_backstop(whole: Usage | None, recent: Usage | None, limit: float) -> Verdict:
+    """Whose fault is a limit on code that was ended by its wall-clock backstop (rule 2).
+
+    The limit counts the sandbox's own time (its CPU, or time it waited on itself), so the
+    backstop is only the harness's patience. A sandbox whose processes consumed the whole
+    limit in CPU over the call (`whole`, measured by the host from the call's start) used
+    what the limit grants, however slowly a busy host gave it: the submission's, at any
+    load. Otherwise what it did in the last seconds (`recent`) decides, as for any limit
+    that was hit: used its CPU or waited on itself (a sleep, a lock), the submission's;
+    waited for a CPU that went elsewhere, starved, the harness's.
+
+    Threat model: code that makes the sandbox's own clock read "starved" (runtime/container/
+    clock.py) reaches the backstop instead of its limit, but it cannot hide the CPU it burns
+    from the host's cgroup reading; a busy loop that gets at least one limit in CPU out of
+    the backstop's wall time is its own, whatever the clock inside said.
+    """
+    if whole is not None and whole.cpu is not None and not outside_change(whole) and whole.cpu >= limit:
+        return Verdict(
+            True,
+            f"its processes used {whole.cpu:.1f} s of CPU in {whole.wall:.1f} s{_served(whole)}, "
+            f"the whole of the {limit:g} s its limit grants",
+        )
+    return judge_time_limit(recent)
+
+
 def judge_silence(usage: Usage | None) -> Verdict:
     """Whose fault is an agent that stopped answering in a running sandbox (rule 3).
 

@@ -4,8 +4,9 @@ The agent's clock runs inside the sandbox, where the model's code can make it re
 "starved" (threads pinned to every CPU at nice 19, junk for the agent to parse). Taken at its
 word, the agent's `starved` reply would be `SandboxStarved`, a harness fault, whatever the
 sandbox had done (4 of 4 such final probes at load 7-17 would be rescheduled). So the host judges the
-call by its own cgroup evidence over the call's last seconds (blame rule 2, docs/architecture.md): the
-sandbox's own use of its CPU, its limits hit, or a sandbox that waited on itself make the
+call by its own cgroup evidence (blame rule 2, docs/architecture.md, `blame.judge_backstop`): the
+CPU its processes consumed since the call began reaching the limit, or over its last seconds
+the sandbox's own use of its CPU, its limits hit, or a sandbox that waited on itself, make the
 call its timeout; only a sandbox held back by the host, or evidence that cannot be had, is
 starvation.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from sandbox_env.sandbox.blame import judge_backstop
 from sandbox_env.sandbox.interface import _settle_backstop
 from sandbox_env.sandbox.types import SandboxStarved
 from sandbox_env.sandbox.usage import Usage
@@ -33,16 +35,23 @@ BUSY_ON_ITS_OWN = Usage(wall=10.0, cpus=1.0, cpu=9.6, cpu_pressure=0.9)
 WAITED_ON_ITSELF = Usage(wall=10.0, cpus=1.0, cpu=0.1, cpu_pressure=0.02)
 HIT_ITS_PIDS_LIMIT = Usage(wall=10.0, cpus=1.0, cpu=0.3, cpu_pressure=0.8, fork_failures=40)
 HELD_BACK_BY_THE_HOST = Usage(wall=10.0, cpus=1.0, cpu=0.5, cpu_pressure=0.85)
+LIMIT = 10
+# a busy loop that got a twelfth of a CPU: starved by its last seconds, but the whole call used its limit
+SLOW_BUT_WHOLE = Usage(wall=120.0, cpus=1.0, cpu=10.1, cpu_pressure=0.9)
+
+
+def _judge(recent, whole=None):
+    return lambda: judge_backstop(whole, recent, LIMIT)
 
 
 @pytest.mark.parametrize(
     "usage", [BUSY_ON_ITS_OWN, WAITED_ON_ITSELF, HIT_ITS_PIDS_LIMIT], ids=["busy", "waited on itself", "pids limit"]
 )
 def test_a_backstop_the_sandboxes_own_processes_reached_is_the_calls_timeout(usage):
-    settled = _settle_backstop("sb", STARVED_EXEC, lambda: usage)
+    settled = _settle_backstop("sb", STARVED_EXEC, _judge(usage))
     assert settled["timed_out"] is True and "starved" not in settled
     assert settled["stdout"] == "partial" and "counts as its timeout" in settled["stderr"]
-    cell = _settle_backstop("sb", STARVED_CELL, lambda: usage)
+    cell = _settle_backstop("sb", STARVED_CELL, _judge(usage))
     assert cell["timed_out"] is True and "starved" not in cell and "value" not in cell
     assert "counts as its timeout" in cell["output"]
 
@@ -50,7 +59,15 @@ def test_a_backstop_the_sandboxes_own_processes_reached_is_the_calls_timeout(usa
 @pytest.mark.parametrize("usage", [HELD_BACK_BY_THE_HOST, None], ids=["held back", "no evidence"])
 def test_a_backstop_reached_while_the_host_held_the_sandbox_back_is_starvation(usage):
     with pytest.raises(SandboxStarved):
-        _settle_backstop("sb", STARVED_EXEC, lambda: usage)
+        _settle_backstop("sb", STARVED_EXEC, _judge(usage))
+
+
+def test_a_busy_loop_that_consumed_its_limit_slowly_on_a_busy_host_is_the_calls_timeout():
+    settled = _settle_backstop("sb", STARVED_EXEC, _judge(HELD_BACK_BY_THE_HOST, whole=SLOW_BUT_WHOLE))
+    assert settled["timed_out"] is True and "the whole of the 10 s its limit grants" in settled["stderr"]
+    with pytest.raises(SandboxStarved):  # short of its limit over the whole call: starved
+        whole = Usage(wall=120.0, cpus=1.0, cpu=6.0, cpu_pressure=0.9)
+        _settle_backstop("sb", STARVED_EXEC, _judge(HELD_BACK_BY_THE_HOST, whole=whole))
 
 
 def test_a_reply_that_was_not_ended_at_its_backstop_is_left_as_it_is():

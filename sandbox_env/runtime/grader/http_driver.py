@@ -39,10 +39,13 @@ time its threads (or the driver's) waited for a CPU (/proc/PID/task/*/schedstat 
 that the app's own processes did not use meanwhile. A step whose CPU or active time passes
 its limit is the app's: the run stops with `stalled` (blame "app"). A handler that sleeps is
 active; a process starved by a busy host is not; a handler that waits for a CPU its own
-forks or threads keep busy is active (it is starving itself). The run's wall-clock
-deadline is a backstop: when it passes, the app is blamed only if it was active for at
-least half of it, otherwise the report says blame "harness" (the container did not get
-the CPU to finish).
+forks or threads keep busy is active (it is starving itself). The whole run has a limit of
+the same kind, `deadline`: when the app's active time over the run's steps passes it, the
+run is the app's (kind "run", blame "app"), however slowly a busy host let that time pass.
+The wall clock is only a backstop (`backstop`, by default GRADING_BACKSTOP_FACTOR deadlines):
+when it passes first, the report says blame "harness" (the container did not get the CPU to
+finish), and the host judges that claim with its own measure of the sandbox
+(families/fastapi.py).
 
 Between sessions, and before the final report, every process of the container other
 than pid 1, the agent, the driver and the host is stopped and killed, so nothing an app
@@ -50,7 +53,7 @@ left running (threads die with their process; forks, setsid'd daemons) outlives 
 session.
 
 Request (stdin, read by open_channel): {"sessions": [[request, ...], ...],
-"request_timeout": s, "deadline": s, "app_path": "/workspace/app.py"}.
+"request_timeout": s, "deadline": s, "backstop": s, "app_path": "/workspace/app.py"}.
 Report: {"stage": "done", "imported", "has_app", "import_error", "sessions": [{"error",
 "responses": [{"status", "headers", "text"|"b64", "truncated", "app_calls",
 "app_status"} | {"error"}]}], "stalled", "cross_check": [...]}.
@@ -203,7 +206,8 @@ channel, request = open_channel()
 FENCED = fence_supported()  # every app child fences its signals (app_host.serve_child); the notes say so
 _started = _now()
 REQUEST_TIMEOUT = float(request.get("request_timeout", 10))
-DEADLINE = float(request.get("deadline", 60))
+DEADLINE = float(request.get("deadline", 60))  # of the app's active time over the run
+BACKSTOP = float(request.get("backstop", 12 * DEADLINE))  # of wall clock
 APP_PATH = request.get("app_path", "/workspace/app.py")
 KEEP = ancestors(os.getpid()) | {host.pid}
 channel.note({"stage": "started"})
@@ -299,9 +303,19 @@ def wait(done, what: str, limit: float | None, clock: Clock | None) -> None:
                         "measure": kind,
                     }
                 )
-        if _now() - _started > DEADLINE:
-            blame = "app" if _run["active"] >= DEADLINE / 2 else "harness"
-            raise Stalled({"what": what, "limit": DEADLINE, "kind": "run", "blame": blame, "active": round(_run["active"], 3)})
+        if _run["active"] > DEADLINE:
+            raise Stalled({"what": what, "limit": DEADLINE, "kind": "run", "blame": "app", "active": round(_run["active"], 3)})
+        if _now() - _started > BACKSTOP:
+            raise Stalled(
+                {
+                    "what": what,
+                    "limit": DEADLINE,
+                    "backstop": BACKSTOP,
+                    "kind": "run",
+                    "blame": "harness",
+                    "active": round(_run["active"], 3),
+                }
+            )
         fds = [lines.fd for lines in (replies, events) if not lines.closed]
         ready, _, _ = select.select([*fds, WAKE_R], [], [], TICK)
         if WAKE_R in ready:

@@ -44,7 +44,7 @@ from typing import Any
 
 import docker.errors
 
-from sandbox_env.constants import ENGINE_MESSAGE_CHARS, READY_TIMEOUT, SANDBOX_USER, SHORT_ID, short
+from sandbox_env.constants import ENGINE_MESSAGE_CHARS, GRADING_CPU_SHARES, READY_TIMEOUT, SANDBOX_USER, SHORT_ID, short
 from sandbox_env.runtime.container import ops
 from sandbox_env.sandbox.budget import SandboxBudget, Slot, default_max_sandboxes
 from sandbox_env.sandbox.docker import cgroup, fuse, reaper
@@ -159,6 +159,14 @@ class DockerBackend(SandboxBackend):
 
     async def delete(self, sandbox_id: str) -> None:
         await self._in_thread(self._delete, sandbox_id)
+
+    async def favour(self, sandbox_id: str) -> None:
+        """`docker update --cpu-shares`: GRADING_CPU_SHARES, against the engine's default for every other sandbox.
+
+        A grading sandbox judges code by the CPU it consumes; weighed against the rollouts
+        beside it (the model's busy loops among them), it gets that CPU first.
+        """
+        await self._in_thread(lambda: self._api.update_container(sandbox_id, cpu_shares=GRADING_CPU_SHARES))
 
     def delete_later(self, sandbox_id: str) -> None:
         self._threads.submit(self._delete_quietly, sandbox_id)
