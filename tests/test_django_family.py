@@ -95,7 +95,7 @@ def test_canaries_are_clones_named_like_real_tests_in_modules_named_like_real_on
     a = make_canaries(g, random.Random(1))
     b = make_canaries(g, random.Random(2))
     assert set(a.canaries) != set(b.canaries) or a.files != b.files
-    real_names = {i.split("::")[-1] for i in g["test_ids"]}
+    real_names = {n.split("::")[-1] for n in a.real.values()}
     assert {n.split("::")[-1] for n in a.canaries} <= real_names
     assert set(a.real) == set(g["test_ids"])
     assert all(re.fullmatch(r"tests/test_[a-z_]+\.py", p) for p in a.files)
@@ -105,6 +105,21 @@ def test_canaries_are_clones_named_like_real_tests_in_modules_named_like_real_on
     assert any(n.startswith(visible_path) for n in a.real.values())
     for path, text in a.files.items():
         ast.parse(text, path)
+
+
+def test_no_test_a_grading_runs_carries_a_name_the_repository_gives_it_and_names_change_per_grading():
+    g = _grading("dj01")
+    repository = {part for i in g["test_ids"] for part in i.split("::")[1:]}
+    seen = []
+    for seed in range(3):
+        suite = make_canaries(g, random.Random(seed))
+        graded = {part for n in [*suite.real.values(), *suite.canaries] for part in n.split("::")[1:]}
+        assert not graded & repository, graded & repository
+        for path, text in suite.files.items():
+            defined = {n.name for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+            assert not defined & repository, (path, defined & repository)
+        seen.append(graded)
+    assert seen[0] != seen[1] != seen[2]
 
 
 def test_a_visible_node_id_is_a_canary_as_often_as_a_real_test():
@@ -128,7 +143,7 @@ def test_value_canaries_differ_from_their_original_in_one_in_process_assertion_a
         if canary.kind != "value":
             continue
         real = suite.real[canary.original]
-        clone, original = (re.sub(r"_observe\('[0-9a-f]+'", "_observe(KEY", _body(suite, n)) for n in (nodeid, real))
+        clone, original = (re.sub(r"_(observe|span)\('[0-9a-f]+'", r"_\1(KEY", _body(suite, n)) for n in (nodeid, real))
         diff = [x for x, y in zip(clone.splitlines(), original.splitlines(), strict=True) if x != y]
         assert (diff == [] and nodeid in negated) or (len(diff) == 1 and "assert" in diff[0]), (nodeid, diff)
 
@@ -185,8 +200,26 @@ def test_budget_canaries_run_three_app_queries_under_a_budget_of_one():
     assert set(g["budget_tests"]) <= originals
     for nodeid in budget:
         body = _body(suite, nodeid)
-        assert re.search(r"(assertNumQueries|django_assert_num_queries|django_assert_max_num_queries)\(1\)", body)
         assert len(re.findall(r"\b(Post|Comment)\.objects\.", body)) >= 3
+        budgets = [s for s in suite.sites.values() if s.nodeid == nodeid and not s.free and s.holes == [1]]
+        assert budgets and all(s.op in ("==", "<=") for s in budgets), budgets  # held on the host, never in the source
+
+
+def test_no_test_source_tells_a_budgeted_statement_from_any_other():
+    """Every top-level statement of every graded test is a counted span observed the same way (django_spans.py)."""
+    for task in ("dj01", "dj09"):
+        g = _grading(task)
+        suite = make_canaries(g, random.Random(7))
+        budgeted = {s.nodeid for s in suite.sites.values() if not s.free and s.op in ("==", "<=") and s.holes}
+        assert budgeted
+        for path, text in suite.files.items():
+            assert not re.search(r"assertNumQueries|django_assert_num_queries|django_assert_max_num_queries", text), path
+            for fn in ast.walk(ast.parse(text)):
+                if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test"):
+                    assert fn.body and all(isinstance(stmt, ast.With) for stmt in fn.body), (path, fn.name)
+                    for stmt in fn.body:
+                        assert re.fullmatch(r"_span\('[0-9a-f]{16}'\)", ast.unparse(stmt.items[0].context_expr))
+                    assert not {a.arg for a in fn.args.args} & {"django_assert_num_queries", "django_assert_max_num_queries"}
 
 
 def test_perturbed_values_never_equal_the_original():

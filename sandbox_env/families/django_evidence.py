@@ -305,6 +305,8 @@ def _judge_observation(site: Site, obs: list[Any]) -> str | None:
                 raise _Forged("holes where the host put none")
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         raise _Forged(f"an unreadable value ({type(exc).__name__})") from None
+    if site.free:  # a statement's query count with no budget: read, checked for its form, never held against it
+        return None
     if opaque and not site.holes:  # no expected value: the process's own comparison stands, as before
         if type(verdict) is bool and verdict != site.negated:
             return None

@@ -34,6 +34,12 @@ those same tests, so that nothing the code under test can see tells them apart:
   code, for which the host expects one comparison not to hold (`Site.negated`). When the
   original does not pass (a wrong submission), a passing canary is no evidence and is not
   held against it.
+- Names. Every test function and test class gets a name drawn for the grading run, the
+  same drawn name for a real test and its canaries (`draw_names`): nothing in the
+  repository names a test the code under test is graded by, so a deliverable that is
+  right only under the name of the hidden test that checks it (a frame's `co_name`, a
+  node id in the environment) has nothing to key on. The copies' module paths are made of
+  the drawn words; the host maps every outcome back to the real test id (`Suite.real`).
 - Budget canaries: a clone of a test that counts queries (a listed budget test or any
   test with a query-budget block), whose budget block runs three or more queries on the
   app's own models (the models the test module imports) next to the original body,
@@ -54,6 +60,8 @@ import copy
 import random
 import re
 from dataclasses import dataclass, field
+
+from sandbox_env.families.django_spans import SPAN, Span, count_queries
 
 TESTS_DIR = "tests"
 HIDDEN_DIR = "hidden"
@@ -418,6 +426,14 @@ class Site:
     line: int
     nodeid: str = ""
     negated: bool = False  # a value canary's comparison: it must not hold
+    free: bool = False  # a query count with no budget (django_spans.py): observed, never held against the test
+
+
+def span_site(span: Span) -> Site:
+    """The observation a counted statement sends (django_spans.py): its count, held to its budget if it has one."""
+    if span.budget is None:
+        return Site("<=", [0], ((), (0,)), False, span.line, free=True)
+    return Site("<=", [span.budget], ((), (0,)), True, span.line)
 
 
 def _operands(stmt: ast.stmt) -> tuple[str, ast.expr, ast.expr] | None:
@@ -505,7 +521,8 @@ def _with_observe_import(preamble: list[ast.stmt]) -> list[ast.stmt]:
         docstring = i == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
         if docstring or (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"):
             at = i + 1
-    imp = ast.ImportFrom("observations", [ast.alias("observe", OBSERVE), ast.alias("hole", HOLE)], 0)
+    names = [ast.alias("observe", OBSERVE), ast.alias("hole", HOLE), ast.alias("span", SPAN)]
+    imp = ast.ImportFrom("observations", names, 0)
     return [*preamble[:at], imp, *preamble[at:]]
 
 
@@ -598,11 +615,53 @@ class Suite:
 
 
 _WORD = re.compile(r"[a-z]{3,}")
+NAME_WORDS = (
+    "amber", "anchor", "arch", "aspen", "badge", "basin", "beacon", "birch", "bloom", "bolt", "brook", "cabin",
+    "canal", "cedar", "chalk", "cider", "cliff", "clover", "comet", "coral", "crest", "delta", "dune", "ember",
+    "fable", "fern", "fjord", "flint", "forge", "frost", "garnet", "glade", "granite", "grove", "harbor", "hazel",
+    "heron", "husk", "indigo", "iris", "ivory", "jade", "juniper", "kelp", "kiln", "lagoon", "lantern", "larch",
+    "ledge", "lilac", "linen", "maple", "marble", "meadow", "mesa", "mint", "moss", "nectar", "nutmeg", "oak",
+    "onyx", "opal", "orchid", "otter", "pebble", "pine", "plume", "quartz", "quill", "raven", "reed", "ridge",
+    "river", "saffron", "sage", "shale", "slate", "sorrel", "spruce", "summit", "tansy", "thistle", "thorn",
+    "tide", "topaz", "tundra", "umber", "valley", "velvet", "willow", "wren", "yarrow", "zephyr", "zinc",
+)  # fmt: skip
 
 
-def _paths(sources: list[str], units: list[Unit], rng: random.Random) -> dict[tuple[str, int], str]:
+def draw_names(functions: list[str], classes: list[str], rng: random.Random) -> dict[str, str]:
+    """A fresh name for every test function (`test_<words>`) and test class (`Test<Words>`), all distinct."""
+    taken: set[str] = set()
+    names: dict[str, str] = {}
+    for old in sorted(set(functions)) + sorted(set(classes)):
+        while True:
+            words = rng.sample(NAME_WORDS, rng.choice([2, 2, 3]))
+            new = "test_" + "_".join(words) if old not in classes else "Test" + "".join(w.title() for w in words)
+            if new not in taken:
+                break
+        taken.add(new)
+        names[old] = new
+    return names
+
+
+class _Renamer(ast.NodeTransformer):
+    """Every definition of, and reference to, a renamed test function or class (an alpha-renaming)."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+
+    def _def(self, node):  # FunctionDef, AsyncFunctionDef, ClassDef
+        node.name = self.names.get(node.name, node.name)
+        return self.generic_visit(node)
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _def
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        node.id = self.names.get(node.id, node.id)
+        return node
+
+
+def _paths(sources: list[str], names: list[str], rng: random.Random) -> dict[tuple[str, int], str]:
     """Grading paths for the two copies of every source: a visible source keeps its path for one copy."""
-    words = sorted({w for u in units for w in _WORD.findall(u.name) if w != "test"}) or ["case", "check"]
+    words = sorted({w for n in names for w in _WORD.findall(n) if w != "test"}) or ["case", "check"]
     taken = {p for p in sources if p.startswith(f"{TESTS_DIR}/")}
     out: dict[tuple[str, int], str] = {}
     for src in sources:
@@ -621,6 +680,16 @@ def _paths(sources: list[str], units: list[Unit], rng: random.Random) -> dict[tu
     return out
 
 
+def _drawn(drawn: dict[str, str], name: str, rng: random.Random) -> str:
+    """The drawn name of a test function; a canary's name that no real test has gets one of its own."""
+    if name not in drawn:
+        extra = draw_names([name], [], rng)[name]
+        while extra in drawn.values():
+            extra += "_" + rng.choice(NAME_WORDS)
+        drawn[name] = extra
+    return drawn[name]
+
+
 def make_suite(
     sources: dict[str, str],
     budget_ids: set[str] | frozenset[str] = frozenset(),
@@ -632,7 +701,8 @@ def make_suite(
     parsed = {p: parse_source(p, t) for p, t in sources.items()}
     units = [u for s in parsed.values() for u in s.units]
     all_names = sorted({u.name for u in units})
-    paths = _paths(list(parsed), units, rng)
+    drawn = draw_names(all_names, sorted({c for src in parsed.values() for c in src.classes}), rng)
+    paths = _paths(list(parsed), [drawn[n] for n in all_names], rng)
     # per copy: module-level functions and, per class, methods: (node, kind, unit)
     funcs: dict[tuple[str, int], list[tuple[ast.AST, str, Unit]]] = {k: [] for k in paths}
     methods: dict[tuple[str, int], dict[str, list[tuple[ast.AST, str, Unit]]]] = {
@@ -686,7 +756,9 @@ def make_suite(
                 real[unit.real_id] = nodeid
             else:
                 canaries[nodeid] = Canary(unit.real_id, kind)
-            observed, found = observe_comparisons(node, rng)
+            counted, spans = count_queries(node, rng)  # type: ignore[arg-type]
+            observed, found = observe_comparisons(counted, rng)
+            found |= {key: span_site(span) for key, span in spans.items()}
             for k, site in found.items():
                 site.nodeid = nodeid
                 sites[k] = site
@@ -695,16 +767,19 @@ def make_suite(
         entries = funcs[key][:]
         rng.shuffle(entries)
         for entry in entries:
-            blocks.append(note(entry, f"{path}::{entry[0].name}"))  # type: ignore[attr-defined, arg-type]
+            blocks.append(note(entry, f"{path}::{_drawn(drawn, entry[0].name, rng)}"))  # type: ignore[attr-defined, arg-type]
         for cls, shell in src.classes.items():
             node = copy.deepcopy(shell)
             members = methods[key][cls][:]
             rng.shuffle(members)
-            node.body = [*shell.body, *(note(m, f"{path}::{cls}::{m[0].name}") for m in members)]  # type: ignore[misc, attr-defined]
+            node.body = [  # type: ignore[misc]
+                *shell.body,
+                *(note(m, f"{path}::{drawn[cls]}::{_drawn(drawn, m[0].name, rng)}") for m in members),  # type: ignore[attr-defined]
+            ]
             if not node.body:
                 node.body = [ast.Pass()]
             blocks.append(node)
         rng.shuffle(blocks)
-        module = ast.Module(body=body + blocks, type_ignores=[])
+        module = _Renamer(drawn).visit(ast.Module(body=body + blocks, type_ignores=[]))
         files[path] = ast.unparse(ast.fix_missing_locations(module)) + "\n"
     return Suite(files, real, canaries, sites)

@@ -136,6 +136,7 @@ WATCHED_CLASSES = (
     "pytest_report_plugin:Recorder",
     "integrity:Guard",
     "observations:_Encoder",
+    "observations:span",
 )
 WATCHED_NAMES = (
     "os:_exit",
@@ -216,7 +217,7 @@ DESCRIPTORS = (
     types.GetSetDescriptorType,
 )
 MAX_PROBLEMS = 50
-OBSERVE_NAMES = ("_observe", "_hole")  # django_suite.OBSERVE, HOLE
+OBSERVE_NAMES = ("_observe", "_hole", "_span")  # django_suite.OBSERVE, HOLE, django_spans.SPAN
 # pytest-django and Django's test cases swap these for functions of their own during a run: a function
 # whose code is that of the named producer (or one nested in it) is expected there
 ALTERNATIVES = {

@@ -29,7 +29,13 @@ The hook
   holds for that thread (the code objects on the stack say so); any other connection
   (a private one, `connections.create_connection`, a wrapper not in the handler) is
   tampering: the grading process has one test database and Django reaches it;
-- compares, at the end of every CaptureQueriesContext (which both budgets use; the wrappers
+- counts the statements of every counted statement of a frozen test (`observations.span`, the
+  query budgets: families/django_spans.py): only the span's own code may report where one
+  starts and ends, and at its end the hook hands the span its count, which the span sends to
+  the host as an observation; a span restarted inside itself, or ended without having
+  started, is tampering. Django's debug cursor and query log play no part, so code under
+  test cannot see from them whether it is measured;
+- compares, at the end of every CaptureQueriesContext (which Django's own budgets use; the wrappers
   below report its start and end, and the hook accepts those reports only from the wrappers'
   own code), the statements SQLite ran on any connection of any thread during the block with
   the queries the block's log shows. Fewer logged than ran is tampering (a trimmed log, a debug
@@ -156,6 +162,7 @@ def install(alarm: Any) -> None:
     import ctypes  # noqa: F401 - its import opens a library: done before the hook counts that
     import ctypes.util  # noqa: F401
 
+    import observations
     from django.db import connections as handler
     from django.db.backends.base.base import BaseDatabaseWrapper
     from django.db.backends.sqlite3.base import DatabaseWrapper
@@ -168,6 +175,8 @@ def install(alarm: Any) -> None:
     connect = BaseDatabaseWrapper.connect
     connect_code = getattr(connect, "__wrapped__", connect).__code__
     window_codes = frozenset(WINDOW_CODES)
+    span_codes = frozenset((observations.span.__enter__.__code__, observations.span.__exit__.__code__))
+    spans: dict[Any, int] = {}  # an open span's key: statements before it
     forbidden = dict(FORBIDDEN)
     uncounted, trigger, quote_only = UNCOUNTED, TRIGGER.match, QUOTE_ONLY.match
     serialize, process_memory = SERIALIZE.match, PROCESS_MEMORY.match
@@ -303,6 +312,24 @@ def install(alarm: Any) -> None:
         if ran > seen:
             alarm(f"a query count saw {seen} queries while SQLite ran {ran}")
 
+    def on_span(what: Any, key: Any, box: Any) -> None:
+        """A counted statement of a frozen test starts or ends (observations.span); at its end, its count."""
+        frame = caller()
+        if frame is None or frame.f_code not in span_codes:
+            alarm("a counted statement's start or end was reported by other code")
+            return
+        if what == "enter":
+            if key in spans:
+                alarm("a counted statement was restarted inside itself")
+            spans[key] = total[0]
+            return
+        start = spans.pop(key, None)
+        if start is None:
+            alarm("a counted statement ended that had not started")
+            return
+        if _type(box) is _list:
+            box.append(total[0] - start)
+
     def hook(event: str, args: tuple) -> None:
         if untraced and event != "sqlite3.connect/handle":
             trace_untraced()
@@ -320,6 +347,8 @@ def install(alarm: Any) -> None:
             on_handle(args[0])
         elif event == "websandbox.window":
             on_window(*args)
+        elif event == "websandbox.span":
+            on_span(*args)
         elif event == "websandbox.traced":
             if not is_kept(args[0]) or _any(c is args[0] for c in untraced):
                 alarm("a database connection was opened without the statement trace")
@@ -328,7 +357,7 @@ def install(alarm: Any) -> None:
         elif event in forbidden:
             alarm(f"the code under test {forbidden[event]} ({event})")
 
-    own = frozenset(f.__code__ for f in (hook, on_window, on_handle, opened_by_django, caller, trace_untraced))
+    own = frozenset(f.__code__ for f in (hook, on_window, on_span, on_handle, opened_by_django, caller, trace_untraced))
     sys.addaudithook(hook)
 
 
