@@ -103,3 +103,62 @@ def test_the_same_knobs_on_itself_work():
         }
     )
     assert got == dict.fromkeys(got, "ok"), got
+
+
+def test_its_own_children_it_may_signal():
+    # multiprocessing.Pool.terminate, Popen.kill and subprocess's timeout signal the app's own children;
+    # refused, a Pool left its workers running and the handler raised PermissionError
+    import subprocess
+
+    def kill_a_child():
+        child = subprocess.Popen(["sleep", "30"])
+        child.terminate()
+        assert child.wait(10) == -15
+
+    def time_out_a_child():
+        try:
+            subprocess.run(["sleep", "30"], timeout=0.2)
+        except subprocess.TimeoutExpired:
+            return
+        raise AssertionError("no timeout")
+
+    def pool_of_two():
+        import multiprocessing
+        import time
+
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            assert pool.map(abs, [-1, -2, -3]) == [1, 2, 3]
+            pool.apply_async(time.sleep, (30,))
+            time.sleep(0.2)  # a worker is still busy when `with` terminates the pool: SIGTERM reaches it
+
+    got = _in_fenced_child({"kill a child": kill_a_child, "time out a child": time_out_a_child, "a pool": pool_of_two})
+    assert got == dict.fromkeys(got, "ok"), got
+
+
+def test_no_thread_of_the_judge_is_reachable_by_its_id():
+    # kill() given a thread's id signals that thread's whole process: every thread of the judge is fenced off
+    import threading
+
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait, daemon=True)
+    worker.start()
+    try:
+        judge, tid = os.getpid(), worker.native_id
+        got = _in_fenced_child(
+            {
+                "kill a thread of the judge": lambda: os.kill(tid, 0),
+                "tgkill a thread of the judge": lambda: signal_thread(judge, tid),
+                "kill -1": lambda: os.kill(-1, 0),
+                "kill its own group": lambda: os.kill(-os.getpgid(0), 0),
+            }
+        )
+    finally:
+        stop.set()
+    assert got == dict.fromkeys(got, "Operation not permitted"), got
+
+
+def signal_thread(tgid: int, tid: int) -> None:
+    nr = {"x86_64": 234, "aarch64": 131}[os.uname().machine]  # tgkill
+    if _libc.syscall(nr, tgid, tid, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))

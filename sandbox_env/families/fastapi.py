@@ -55,7 +55,7 @@ Who is at fault when no final report comes back. The driver writes framed progre
 the limit: the submission's failure, score 0.0, no scoring_error. A driver killed by a
 signal there is the submission's only where the app could send it: the notes say
 `"fenced"` when every app process runs behind the signal fence (runtime/grader/process_guard.py:
-it may signal, limit or reschedule only itself), and then the signal came from the kernel or
+no signal of its reaches the driver or the app host), and then the signal came from the kernel or
 from outside the sandbox: a scoring_error, retried, unless the host's trace of the run
 (`result.usage`, which the app cannot touch) shows the sandbox's own processes pushing its
 limits (blame.limits_hit: an OOM kill, refused forks, memory at its limit, a swarm): then

@@ -38,8 +38,8 @@ import threading as _threading
 
 _libc = _ctypes.CDLL(None, use_errno=True)
 _NR = {
-    "x86_64": {"ioprio_set": 251, "sched_setattr": 314, "prlimit64": 302},
-    "aarch64": {"ioprio_set": 30, "sched_setattr": 274, "prlimit64": 261},
+    "x86_64": {"ioprio_set": 251, "sched_setattr": 314, "prlimit64": 302, "tgkill": 234},
+    "aarch64": {"ioprio_set": 30, "sched_setattr": 274, "prlimit64": 261, "tgkill": 131},
 }
 _NR = _NR[_os.uname().machine]
 _IDLE = 3 << 13  # IOPRIO_CLASS_IDLE
@@ -53,6 +53,11 @@ def _syscall(name, *args):
 
 def _driver():
     return _grader_pids()["http_driver.py"][0]
+
+
+# the driver's request thread (its main thread's id is its pid): kill() given it stops the whole driver
+def _drivers_newest_thread():
+    return max(int(tid) for tid in _os.listdir(f"/proc/{_driver()}/task"))
 
 
 # `call` in a forked child, whose pid is not the one the fence was installed with; OSError when refused
@@ -140,6 +145,14 @@ KNOBS = {
         "_driver()",
         "_syscall('prlimit64', _ctypes.c_long(_target | (1 << 32)), 0, (_ctypes.c_uint64 * 2)(1, 1), None)",
     ),
+    # the app may signal its own forks (a Pool's workers), never a thread of the harness's
+    "kill SIGSTOP of the driver's request thread": ("_drivers_newest_thread()", "_os.kill(_target, 19)"),
+    "tgkill SIGSTOP of the driver's request thread": (
+        "_drivers_newest_thread()",
+        "_syscall('tgkill', _driver(), _target, 19)",
+    ),
+    "kill SIGKILL of the app host from a fork": ("_os.getppid()", "_in_a_fork(lambda: _os.kill(_target, 9))"),
+    "kill SIGSTOP of the driver from a fork": ("_driver()", "_in_a_fork(lambda: _os.kill(_target, 19))"),
     # a fork's pid is not the one the fence was installed with: it is fenced all the same
     "prlimit64 RLIMIT_CPU of the driver from a fork": (
         "_driver()",
@@ -225,3 +238,25 @@ async def test_a_cpu_limit_set_on_the_driver_then_a_flood_of_events_is_refused_t
 async def test_pinning_the_driver_beside_low_priority_spinners_and_flooding_its_pipe_is_not_a_harness_fault(backend, image):
     g = await grade_fastapi(backend, image, PIN_STARVE_AND_FLOOD, timeout=60)
     assert_flood_is_tampering(g)
+
+
+# A handler that kills the driver's request thread by its id while that thread waits for the answer: a
+# driver killed by a signal while fenced would be a harness fault, rescheduled. The driver sends every
+# request from one thread started before any app exists, so the fence names it and the kill is refused.
+KILL_THE_REQUEST_THREAD_WHILE_SERVING = (
+    KIT
+    + """
+import signal as _signal
+
+
+@app.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+def anything(path: str):
+    _os.kill(_drivers_newest_thread(), _signal.SIGKILL)
+    return {}
+"""
+)
+
+
+async def test_a_handler_cannot_kill_the_thread_that_sends_its_request(backend, image):
+    g = await grade_fastapi(backend, image, KILL_THE_REQUEST_THREAD_WHILE_SERVING, timeout=60)
+    assert_zero(g)

@@ -19,8 +19,12 @@ the call. The driver treats these events as a cross-check only: it scores the by
 received over the socket, and a witness that disagrees with them means the app reached
 into its own server (tampered). The app can write on that pipe too, so the driver reads
 from it only what an honest witness owes (http_driver.Lines): more is tampering at once.
-Before app.py is imported the child is fenced (process_guard.fence_signals): it may signal,
-limit or reschedule only itself, never the driver or this host.
+Before app.py is imported the child is fenced (process_guard.fence_signals): it may limit or
+reschedule only itself, and signal its own processes (a Pool's workers, a subprocess), never
+the driver, this host or anything above them. Its `__main__` is an empty module, as under an
+interpreter with no script: multiprocessing's spawn and forkserver start methods re-run the
+parent's main script in every worker, and this program is nothing for an app's workers to run
+(they failed at its first import, and the Pool started new ones without end).
 
 The witness also fills in what uvicorn does not give over a unix socket and the
 TestClient always gave: scope["client"] = ("testclient", 50000) and scope["server"] =
@@ -48,12 +52,14 @@ undumpable()
 
 # Trusted imports, once, before any app exists; every child inherits them by fork.
 import asyncio  # noqa: E402
+import contextlib  # noqa: E402
 import fcntl  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
 import select  # noqa: E402
 import threading  # noqa: E402
 import traceback  # noqa: E402
+import types  # noqa: E402
 
 # FastAPI, Starlette, pydantic, uvicorn, and what they import lazily on the first app, first schema or
 # first request of a process (anyio's backend and streams, pydantic.v1, which FastAPI's compat layer
@@ -140,14 +146,26 @@ class PromptServer(uvicorn.Server):
     asking connections to close, then polls them every 0.1 s: measured at 0.13-0.22 s of
     every session's "application shutdown", four to six sessions a grading. Here the stop
     wakes the loop at once (`stop()`, from the thread that waits on the stop pipe; a
-    `should_exit` set any other way, e.g. by uvicorn's signal handlers, is still seen
-    within 0.1 s), and the shutdown polls every POLL seconds. The steps and their order are
-    uvicorn's: stop accepting, shut connections down, wait for connections and tasks (as
-    long as they take, as uvicorn does with no graceful timeout), lifespan shutdown.
+    `should_exit` set any other way is still seen within 0.1 s), and the shutdown polls
+    every POLL seconds. The steps and their order are uvicorn's: stop accepting, shut
+    connections down, wait for connections and tasks (as long as they take, as uvicorn does
+    with no graceful timeout), lifespan shutdown. It installs no signal handlers
+    (`capture_signals`).
     """
 
     _loop: asyncio.AbstractEventLoop | None = None
     _woken: asyncio.Event | None = None
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        """No handlers: SIGINT and SIGTERM keep Python's defaults in the app's process and its forks.
+
+        The host stops this server through its stop pipe, never by a signal. uvicorn's handlers
+        (SIGTERM sets should_exit and nothing more) would be inherited by every process the app
+        forks: a multiprocessing.Pool worker that Pool.terminate() sends SIGTERM to would note
+        it and go on waiting for work, and the pool's join, and the request, would hang.
+        """
+        yield
 
     def stop(self) -> None:
         self.should_exit = True
@@ -203,7 +221,7 @@ def serve_child(cmd: dict, event_fd: int, stop_fd: int) -> None:
     """In the forked child: keep only the events and stop pipes, import app.py, serve it until stopped."""
     os.setsid()
     try:
-        fence_signals()  # before any of the app's code: it may signal only this process (process_guard.py)
+        fence_signals()  # before any of the app's code: no signal of its processes reaches the harness (process_guard.py)
     except OSError as exc:  # the driver promised the fence (its notes say "fenced"): never serve without it
         os.write(2, f"app host: cannot fence the app's signals: {exc}\n".encode())
         os._exit(70)
@@ -218,6 +236,7 @@ def serve_child(cmd: dict, event_fd: int, stop_fd: int) -> None:
     os.chdir(WORKSPACE)
     sys.path.insert(0, WORKSPACE)
     sys.argv = [cmd["app"]]
+    sys.modules["__main__"] = types.ModuleType("__main__")  # no script for spawned workers to re-run
     try:
         module = _import_app(cmd["app"])
     except BaseException:  # noqa: BLE001 - SyntaxError, SystemExit, anything: the app's failure is data

@@ -15,7 +15,10 @@ them: a driver that is killed or stopped leaves the last progress note as eviden
 installed by the app host in every child before the app is imported; the notes say
 `"fenced": true`), they cannot signal the driver at all, so a driver killed by a signal was
 killed by the kernel or from outside the sandbox, and the host does not blame the
-submission for it (families/fastapi.py); unfenced, the host blames the submission.
+submission for it (families/fastapi.py); unfenced, the host blames the submission. The
+fence names the driver's threads one by one (a thread's id given to kill signals its
+process), so the driver has all its threads before the first app exists: the main thread
+and one thread that sends the requests (`_fetcher`), never a thread per request.
 
 The app's process carries a witness (app_host.Witness) whose events (a call, the status
 sent, the end of the call) are compared with what the driver received: a response the
@@ -72,6 +75,7 @@ undumpable()  # before the nonce exists in this process, and before any app does
 
 import base64  # noqa: E402
 import json  # noqa: E402
+import queue  # noqa: E402
 import re  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
@@ -447,6 +451,23 @@ def fetch(client: httpx.Client, req: dict, box: dict, done: threading.Event) -> 
             pass
 
 
+_JOBS: queue.SimpleQueue = queue.SimpleQueue()
+
+
+def _fetcher() -> None:
+    """The driver's one request thread: every request is sent from here, one at a time.
+
+    It starts before the first app process exists, so the app's fence (which protects the
+    threads alive when it is made: process_guard.harness_tasks) covers it; a thread started
+    per request would get an id no fence knows, and the app could kill the driver through it.
+    """
+    while True:
+        fetch(*_JOBS.get())
+
+
+threading.Thread(target=_fetcher, daemon=True, name="fetch").start()
+
+
 def send_one(client: httpx.Client, pid: int, req: dict) -> dict:
     """One request, timed on the app's clock; the answer with what the witness saw of it."""
     box: dict = {}
@@ -454,7 +475,7 @@ def send_one(client: httpx.Client, pid: int, req: dict) -> dict:
     mark = len(events.items)
     events.allow(EVENTS_PER_REQUEST)
     clock = Clock(pid)
-    threading.Thread(target=fetch, args=(client, req, box, done), daemon=True).start()
+    _JOBS.put((client, req, box, done))
 
     def finished() -> bool:
         if not done.is_set():

@@ -16,9 +16,17 @@ who 0 every process of the uid). Where the graded code runs in processes of its 
 fastapi app), those processes are fenced instead (fence_signals, a seccomp filter installed
 before the app is imported, inherited by everything it forks or execs):
 
-- signals (kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo) go only to the process
-  that installed the fence (not 0, -1 or -PGID), pidfd_send_signal is refused, and SIGIO or
-  SIGURG cannot be aimed at another process (F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP);
+- signals (kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo) never reach the harness:
+  the target may not be 0, -1 or -PGID, nor any thread of the app host or the driver
+  (harness_tasks(), read when the fence is made: kill and rt_sigqueueinfo given a thread's id
+  signal its whole process, so every thread id is listed, and the driver starts no thread once
+  an app exists; the agent and pid 1 are root's, out of reach anyway). Everything else in the
+  container is the app's own (the driver sweeps it between sessions), so the app may signal
+  its own forks: multiprocessing.Pool.terminate, Popen.kill and a subprocess timeout send
+  SIGTERM or SIGKILL to a child; refused, they left honest apps with a PermissionError and a
+  Pool worker stuck holding the app's connection (the next request hung to its limit).
+  pidfd_send_signal is refused, and SIGIO or SIGURG cannot be aimed at another process
+  (F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP);
 - prlimit64, sched_setaffinity, sched_setparam, sched_setscheduler, sched_setattr,
   migrate_pages and move_pages take only pid 0 (the caller) or the fenced process's pid;
 - setpriority and ioprio_set only for one process (PRIO_PROCESS, IOPRIO_WHO_PROCESS), who 0
@@ -28,8 +36,9 @@ before the app is imported, inherited by everything it forks or execs):
   processes; the fence does not depend on that).
 
 So the app may still renice, pin or limit itself (os.nice, os.sched_setaffinity(0, ...),
-resource.setrlimit): an honest app that does so works. A fork of the app doing it must say
-pid 0 (the fence knows only the pid that installed it). Numbers are per architecture (x86_64,
+resource.setrlimit) and signal its own children: an honest app that does so works. A fork of
+the app that renices, pins or limits itself must say pid 0 (for those knobs the fence knows
+only the pid that installed it). Numbers are per architecture (x86_64,
 aarch64, from the kernel's tables); the filter refuses any other audit arch and x32 calls.
 
 Why a fence and not a uid of the app's own. A uid split would need a privileged spawn
@@ -46,7 +55,8 @@ The other knobs a same-uid process has on its judge, and why they are closed:
   entries belong to root, and timerslack_ns, autogroup and a lower oom_score_adj of another
   process need capabilities no container process holds;
 - cgroup files: read-only inside the container (the sandbox cannot change its own limits);
-- kill(-PGID), kill(0), kill(-1): the fence refuses every target but the fenced process;
+- kill(-PGID), kill(0), kill(-1), and a signal to any thread of the driver or the app host:
+  the fence refuses them (the app's own processes it lets through);
 - filling /tmp or /dev/shm, or holding many tasks: bounded by the container's tmpfs sizes,
   memory and pids limits, and judged by the host's evidence (a limit its processes hit is
   the submission's, blame.limits_hit); a run folder the driver cannot prepare any more is
@@ -110,6 +120,31 @@ def other_pids(keep: set[int]) -> list[int]:
     return out
 
 
+def harness_tasks(pid: int | None = None) -> set[int]:
+    """Every thread id of every process above `pid` (default: this process) that it may signal, up to pid 1.
+
+    What a fence made in `pid` protects from signals: the processes that started it, thread by
+    thread (a thread's id given to kill or rt_sigqueueinfo signals its whole process). Only
+    threads alive now are listed; the harness starts none once the fenced process exists.
+    Processes the kernel already keeps out of reach (root's: pid 1, the agent) are left out,
+    so that an id of theirs that a short-lived thread held and gave back cannot make one of
+    the app's own processes unsignalable.
+    """
+    pid = os.getpid() if pid is None else pid
+    out: set[int] = set()
+    for above in ancestors(pid) - {pid}:
+        try:
+            os.kill(above, 0)  # the kernel's own check: may this process signal it at all?
+        except (PermissionError, ProcessLookupError):
+            continue
+        out.add(above)
+        try:
+            out.update(int(tid) for tid in os.listdir(f"/proc/{above}/task") if tid.isdigit())
+        except OSError:
+            pass
+    return out
+
+
 def ancestors(pid: int) -> set[int]:
     """pid and every process above it, up to pid 1."""
     chain = {pid}
@@ -166,6 +201,8 @@ _NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (the l
 F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 15, 0x8901, 0x8902
 PRIO_PROCESS, IOPRIO_WHO_PROCESS = 0, 1
 X32_BIT = 0x40000000  # x86_64's x32 syscalls: refused whole
+NEGATIVE = 0x80000000  # a pid's low word at or above this is a negative pid_t (-1, -PGID)
+BPF_MAXINSNS = 4096  # the kernel's bound on a filter's length
 
 
 @dataclass(frozen=True)
@@ -217,8 +254,9 @@ def fence_supported() -> bool:
     return os.uname().machine in _ARCHES and _libc.prctl(21, 0, 0, 0, 0) >= 0  # PR_GET_SECCOMP
 
 
-def _fence_program(machine: str, own_pid: int) -> list[tuple[int, int, int, int]]:
+def _fence_program(machine: str, own_pid: int, protected: set[int]) -> list[tuple[int, int, int, int]]:
     a = _ARCHES[machine]
+    protected = {p for p in protected if 0 < p < NEGATIVE and p != own_pid}
     prog: list[tuple] = [
         (_LD_ABS, 0, 0, _ARCH),
         (_JEQ, None, "deny", a.audit),
@@ -226,7 +264,7 @@ def _fence_program(machine: str, own_pid: int) -> list[tuple[int, int, int, int]
     ]
     if machine == "x86_64":
         prog.append((_JGE, "deny", None, X32_BIT))
-    prog += [(_JEQ, "own", None, nr) for nr in a.signal_pid]
+    prog += [(_JEQ, "signal", None, nr) for nr in a.signal_pid]
     prog += [(_JEQ, "self", None, nr) for nr in a.self_pid]
     prog += [(_JEQ, "deny", None, nr) for nr in a.refused]
     prog += [
@@ -235,9 +273,13 @@ def _fence_program(machine: str, own_pid: int) -> list[tuple[int, int, int, int]
         (_JEQ, "fcntl", None, a.fcntl),
         (_JEQ, "ioctl", None, a.ioctl),
         (_RET, 0, 0, _RET_ALLOW),
-        "own",  # a signal: to this process only (0, a group or -1 would reach others)
+        "signal",  # a pid (or thread id) above 0 that is none of the harness's (0, a group or -1 reach others)
         (_LD_ABS, 0, 0, _ARG0),
-        (_JEQ, "allow", "deny", own_pid),
+        (_JEQ, "deny", None, 0),
+        (_JGE, "deny", None, NEGATIVE),
+        # each protected id refused on the spot (a short jump whatever the number of ids)
+        *[step for tid in sorted(protected) for step in ((_JEQ, 0, 1, tid), (_RET, 0, 0, _RET_EPERM))],
+        (_RET, 0, 0, _RET_ALLOW),
         "self",  # a pid argument: 0 (the caller) or this process
         (_LD_ABS, 0, 0, _ARG0),
         (_JEQ, "allow", None, 0),
@@ -273,7 +315,14 @@ def _fence_program(machine: str, own_pid: int) -> list[tuple[int, int, int, int]
             code.append(item)
 
     def rel(target, i: int) -> int:
-        return 0 if target in (0, None) else labels[target] - (i + 1)
+        if target is None:
+            return 0
+        if isinstance(target, int):  # an offset as it stands
+            return target
+        offset = labels[target] - (i + 1)
+        if not 0 <= offset <= 255:  # a jump's offset is one byte
+            raise OSError(f"the signal fence cannot jump {offset} instructions")
+        return offset
 
     return [(op, rel(jt, i), rel(jf, i), k) for i, (op, jt, jf, k) in enumerate(code)]
 
@@ -286,16 +335,20 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def fence_signals() -> None:
-    """From now on this process, and everything it forks or execs, may signal, limit or reschedule only itself.
+def fence_signals(protected: set[int] | None = None) -> None:
+    """From now on this process, and everything it forks or execs, may limit or reschedule only itself,
+    and signal only processes that are not the harness's.
 
-    Raises OSError when the fence cannot be installed: the caller must then not run the
-    graded code (a grader that claims the fence must have it).
+    `protected`: the pids and thread ids no signal may reach (default: harness_tasks(), every
+    thread of the processes above this one). Raises OSError when the fence cannot be installed:
+    the caller must then not run the graded code (a grader that claims the fence must have it).
     """
     machine = os.uname().machine
     if machine not in _ARCHES:
         raise OSError(f"no signal fence for the {machine} architecture")
-    code = _fence_program(machine, os.getpid())
+    code = _fence_program(machine, os.getpid(), harness_tasks() if protected is None else set(protected))
+    if len(code) > BPF_MAXINSNS:
+        raise OSError(f"the signal fence is too long to install ({len(code)} instructions)")
     filters = (_SockFilter * len(code))(*[_SockFilter(*c) for c in code])
     prog = _SockFprog(len(code), filters)
     if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
