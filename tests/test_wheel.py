@@ -143,3 +143,28 @@ def test_the_installed_package_scores_one_on_a_task_of_each_family_through_vf_ev
     assert scores == dict.fromkeys(tasks, 1.0)
     assert not any((venv / "lib").rglob("outputs/evals")), "a run was saved inside site-packages"
     assert leaked_containers() == []
+
+
+def test_the_compiled_dataset_is_built_not_stored_and_every_wheel_carries_the_one_its_sources_compile_to(tmp_path):
+    """git does not track sandbox_env/data/tasks.jsonl; the wheels' build hook compiles it from a tree without one."""
+    import hashlib
+    import zipfile
+
+    from sandbox_env.verify.compile import compile_all, write_dataset
+
+    tracked = subprocess.run(["git", "ls-files", "sandbox_env/data"], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    assert "sandbox_env/data/tasks.jsonl" not in tracked.stdout.split()
+    tree = tmp_path / "tree"  # the tracked files only, as a fresh clone has them
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    for rel in filter(None, (f.decode() for f in files)):
+        if (REPO_ROOT / rel).is_file():
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tree / rel).write_bytes((REPO_ROOT / rel).read_bytes())
+    assert not (tree / "sandbox_env" / "data" / "tasks.jsonl").exists()
+    expected = tmp_path / "tasks.jsonl"
+    write_dataset(compile_all(), expected)
+    for source, pattern in ((tree / "environments" / ENV_ID, "websandbox-*.whl"), (tree, "websandbox_dev-*.whl")):
+        run_shown([uv_path(), "build", "--wheel", "--out-dir", str(tmp_path / "dist"), str(source)], tmp_path)
+        (wheel,) = (tmp_path / "dist").glob(pattern)
+        built = zipfile.ZipFile(wheel).read("sandbox_env/data/tasks.jsonl")
+        assert hashlib.sha256(built).hexdigest() == hashlib.sha256(expected.read_bytes()).hexdigest(), wheel.name

@@ -24,10 +24,21 @@ wheel that cannot build its image. An editable install takes nothing from here:
 Which files count follows the rule `prime env push` collects its source archive by (skip
 hidden names, symlinks, caches and `build`/`dist`/`outputs` folders; sandbox_env/cli/hub.py
 states it), so a folder staged by that rule and the checkout build the same wheel.
+
+The compiled dataset (`sandbox_env/data/tasks.jsonl`) is built, not stored: git does not
+track it, and this hook compiles it from the task sources and the verified stores into the
+build's temporary folder (`compiled_dataset`, with the build's own interpreter: compiling
+needs only the standard library, about a second) and puts that file in the archive, so a
+wheel or an sdist always carries the dataset of the sources it was built from, whatever
+copy the folder holds.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
@@ -36,9 +47,21 @@ BESIDE_THE_MODULE = {"websandbox.py": "__init__.py", "pyproject.toml": "pyprojec
 REQUIRED = (
     "images/Dockerfile",
     "images/requirements.txt",
-    "sandbox_env/data/tasks.jsonl",
+    "sandbox_env/tasks",
     "sandbox_env/runtime/container/agent.py",
 )
+DATASET = "sandbox_env/data/tasks.jsonl"
+COMPILE = (
+    "import sys; from pathlib import Path; from sandbox_env.verify.compile import compile_all, write_dataset; "
+    "write_dataset(compile_all(), Path(sys.argv[1]))"
+)
+
+
+def compiled_dataset(src: Path, out_dir: Path) -> Path:
+    """The dataset compiled from the sources under `src` into `out_dir` (what `python build_tasks.py` writes)."""
+    out = out_dir / "tasks.jsonl"
+    subprocess.run([sys.executable, "-c", COMPILE, str(out)], cwd=src, check=True)
+    return out
 SKIPPED_DIRS = {"__pycache__", "build", "dist", "outputs"}
 
 
@@ -46,10 +69,10 @@ def source_root(root: Path) -> Path:
     """The folder holding `sandbox_env/` and `images/`: this one when staged or unpacked from the sdist, else the checkout."""
     for candidate in (root, root.parent.parent):
         if (candidate / "sandbox_env").is_dir():
-            missing = [f for f in REQUIRED if not (candidate / f).is_file()]
+            missing = [f for f in REQUIRED if not (candidate / f).exists()]
             if missing:
                 raise RuntimeError(
-                    f"{candidate} lacks {', '.join(missing)}: run `python build_tasks.py` in the checkout, "
+                    f"{candidate} lacks {', '.join(missing)}: build from a complete checkout, "
                     "or stage again with `websandbox stage-push DIR`"
                 )
             return candidate
@@ -79,11 +102,24 @@ class CustomBuildHook(BuildHookInterface):
         if self.target_name == "wheel" and version == "editable":
             return
         root = Path(self.root)
+        if self.metadata.name != "websandbox":  # the checkout's own distribution: its files are its own, the dataset is built
+            self._scratch = Path(tempfile.mkdtemp(prefix="websandbox-dataset-"))
+            build_data["force_include"][str(compiled_dataset(root, self._scratch))] = DATASET
+            return
         src = source_root(root)
-        build_data["force_include"].update(tree_files(src / "sandbox_env", "sandbox_env/"))
+        files = tree_files(src / "sandbox_env", "sandbox_env/")
+        files = {path: name for path, name in files.items() if name != DATASET}  # built below, never a stored copy
+        self._scratch = Path(tempfile.mkdtemp(prefix="websandbox-dataset-"))
+        files[str(compiled_dataset(src, self._scratch))] = DATASET
+        build_data["force_include"].update(files)
         if self.target_name == "wheel":
             build_data["force_include"].update(tree_files(src / "images", "sandbox_env/images/"))
             for name, dest in BESIDE_THE_MODULE.items():
                 build_data["force_include"][str(root / name)] = f"websandbox/{dest}"
         else:  # the sdist keeps the checkout's layout, so a wheel built from it finds both at its top
             build_data["force_include"].update(tree_files(src / "images", "images/"))
+
+    def finalize(self, version: str, build_data: dict, artifact_path: str) -> None:
+        scratch = getattr(self, "_scratch", None)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)

@@ -33,10 +33,12 @@ import shutil
 from pathlib import Path
 
 from sandbox_env.constants import ENV_ID, REPO_ROOT
+from sandbox_env.verify.compile import compile_all, write_dataset
 
 ENV_DIR = REPO_ROOT / "environments" / ENV_ID
 TOP_PATTERNS = ("README.md", "pyproject.toml", "*.py")
 SKIPPED_DIRS = {"dist", "__pycache__", "build", "outputs"}
+DATASET = "sandbox_env/data/tasks.jsonl"  # compiled into the staged folder, never copied from the checkout
 STAGED_TREES = ("sandbox_env", "images")  # beside the module in the staged folder, as at the checkout's top
 
 
@@ -103,4 +105,5 @@ def stage(dest: Path, env_dir: Path = ENV_DIR, root: Path = REPO_ROOT) -> list[s
     for src, dst in copies:
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst)
+    write_dataset(compile_all(), dest / DATASET)  # built, not stored: the archive carries the sources' own dataset
     return archive_files(dest)
