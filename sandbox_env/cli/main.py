@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from sandbox_env.cli.task_stages import STAGES
 from sandbox_env.constants import DEFAULTS, ENV_ID
 from sandbox_env.policy.launch import start_policy_server
 
@@ -510,9 +511,11 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser(
         "tasks",
-        help="list every task id with its family, source, split, difficulty and category",
+        help="list every task; `websandbox tasks STAGE ...` runs a stage of the task pipeline: " + ", ".join(STAGES),
         description="One task a line, header first: the values `websandbox eval --family` and -a's family, "
-        "category, difficulty, task_ids and split accept. Smoke tasks are listed too (they run only when named).",
+        "category, difficulty, task_ids and split accept. Smoke tasks are listed too (they run only when named). "
+        "`websandbox tasks STAGE ...` runs a stage of the task pipeline instead (each takes its module's options): "
+        "build (compile and verify; = python build_tasks.py), freeze, generate, reverify, rerender, repair, compose.",
     )
     p.add_argument("--family", help="only this family")
     p.add_argument("--split", default="all", help=f"only this split: {', '.join(SPLITS)} (default all)")
@@ -629,6 +632,11 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_view, mode=None)
 
     argv, passthrough = split_passthrough(sys.argv[1:] if argv is None else list(argv))
+    if argv[:1] == ["tasks"] and len(argv) > 1 and argv[1] in STAGES:  # a stage of the task pipeline (cli/task_stages.py)
+        stage = STAGES[argv[1]]
+        if stage is not None:
+            return stage(argv[2:])
+        argv = ["generate", *argv[2:]]
     args = ap.parse_args(argv)
     if passthrough is not None and args.command != "eval":
         ap.error(f"only `websandbox eval` passes arguments after `--` on (to vf-eval), not `websandbox {args.command}`")
