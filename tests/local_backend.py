@@ -138,7 +138,7 @@ class LocalBackend(SandboxBackend):
         sid = f"local-{secrets.token_hex(6)}"
         self._boxes[sid] = await asyncio.to_thread(self._start, sid)
         try:
-            reply = await self.call(sid, {"op": "ping"}, timeout=30)
+            reply = await self.call(sid, {"op": "ping"}, wait=30)
             if not reply.get("pong"):
                 raise SandboxError(f"sandbox {sid}: its agent answered a ping with {reply!r}")
         except BaseException:
@@ -172,20 +172,20 @@ class LocalBackend(SandboxBackend):
         )
         return _Box(proc, home, cgroup)
 
-    async def call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    async def call(self, sandbox_id: str, request: dict[str, Any], wait: float) -> dict[str, Any]:
         box = self._boxes.get(sandbox_id)
         if box is None:
             raise SandboxError(f"sandbox {sandbox_id}: no such sandbox on this backend (it was deleted or never made)")
-        reply = await asyncio.to_thread(self._call, sandbox_id, box, request, timeout)
+        reply = await asyncio.to_thread(self._call, sandbox_id, box, request, wait)
         if "error" in reply:
             raise SandboxError(f"sandbox {sandbox_id}: {reply['error']}")
         return reply
 
-    def _call(self, sid: str, box: _Box, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def _call(self, sid: str, box: _Box, request: dict[str, Any], wait: float) -> dict[str, Any]:
         with box.lock:
-            return self._exchange(sid, box, request, timeout)
+            return self._exchange(sid, box, request, wait)
 
-    def _exchange(self, sid: str, box: _Box, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def _exchange(self, sid: str, box: _Box, request: dict[str, Any], wait: float) -> dict[str, Any]:
         assert box.proc.stdin is not None
         rid = secrets.token_hex(8)
         try:
@@ -193,11 +193,11 @@ class LocalBackend(SandboxBackend):
             box.proc.stdin.flush()
         except (BrokenPipeError, ConnectionResetError, ValueError) as exc:
             raise self._lost(sid, box, f"its agent's stdin is closed ({exc})") from exc
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + wait
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise SandboxError(f"sandbox {sid}: the agent did not finish the request within {timeout:g}s")
+                raise SandboxError(f"sandbox {sid}: the agent did not finish the request within {wait:g}s")
             try:
                 line = box.readline(min(left, SILENCE_LIMIT))
             except (ValueError, OSError) as exc:

@@ -139,11 +139,11 @@ def test_composition_is_deterministic_and_ids_are_stable(parts):
 
 def test_colliding_names_are_suffixed_or_the_combination_refused():
     src = "from fastapi import FastAPI\napp = FastAPI()\nITEMS = {}\n@app.get('/a')\ndef read():\n    return ITEMS\n"
-    a = logic.Part("a", src, "A.", [], [], [], names=logic.defined_names(src))
-    b = logic.Part("b", src.replace("/a", "/b"), "B.", [], [], [], names=logic.defined_names(src))
+    a = logic.ComposableTask("a", src, "A.", [], [], [], names=logic.defined_names(src))
+    b = logic.ComposableTask("b", src.replace("/a", "/b"), "B.", [], [], [], names=logic.defined_names(src))
     first, second = logic.without_collisions([a, b])
     assert first.source == a.source and "ITEMS_p2" in second.source and "def read_p2" in second.source
-    spelled = logic.Part("c", src, "The store ITEMS is a dict.", [], [], [], names=logic.defined_names(src))
+    spelled = logic.ComposableTask("c", src, "The store ITEMS is a dict.", [], [], [], names=logic.defined_names(src))
     with pytest.raises(logic.ComposeError):
         logic.without_collisions([a, spelled])
 
@@ -177,7 +177,7 @@ def test_every_stored_composed_task_is_what_its_parts_compose_to_and_screens_cle
 def test_a_part_whose_checks_pin_an_openapi_parameter_list_is_never_the_keyed_one(parts):
     pinned = {p.task_id for p in parts if logic.pins_parameter_lists(p)}
     assert "fastapi_dependency_cache" in pinned  # `len = 1` on a whole parameter list
-    by_name = logic.Part(
+    by_name = logic.ComposableTask(
         "n", "", "", [_openapi_check({"at": ["paths", "/a", "get", "parameters", {"name": "q"}], "exists": True})], [], []
     )
     assert not logic.pins_parameter_lists(by_name)
@@ -185,7 +185,7 @@ def test_a_part_whose_checks_pin_an_openapi_parameter_list_is_never_the_keyed_on
         {"at": ["paths", "/a", "get", "parameters"], "len": 1},
         {"at": ["paths", "/a", "get", "parameters", 0], "has": {}},
     ):
-        assert logic.pins_parameter_lists(logic.Part("p", "", "", [_openapi_check(item)], [], []))
+        assert logic.pins_parameter_lists(logic.ComposableTask("p", "", "", [_openapi_check(item)], [], []))
     keyed = 0
     for chosen, rng in itertools.islice(logic.draw_combinations(parts, 7), 400):
         try:

@@ -1,4 +1,4 @@
-"""The django family's host-side logic: task compilation, canaries and the judge of a runner report."""
+"""The django family's host-side logic: task compilation, canaries and the grade of a runner report."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import django_evidence as evidence
 from sandbox_env.families import django_vary
-from sandbox_env.families.django import FAMILY, collect_test_ids, judge, make_canaries
+from sandbox_env.families.django import FAMILY, collect_test_ids, grade_report, make_canaries
 from sandbox_env.families.django_suite import Suite, perturb
 from sandbox_env.verify.django import VERIFIER
 
@@ -261,7 +261,7 @@ def dj04():
 def test_all_tests_passing_with_honest_canaries_scores_one(dj04):
     grading, suite = dj04
     report = _honest(suite, grading)
-    grade = judge(report, grading, suite, frames=_frames(report))
+    grade = grade_report(report, grading, suite, frames=_frames(report))
     assert grade.score == 1.0 and not grade.tampered, grade.reason
     assert grade.metrics["tests_passed"] == 1.0 and grade.metrics["suite_usable"] == 1.0
     assert grade.metrics["correct_but_naive"] == 0.0
@@ -270,7 +270,7 @@ def test_all_tests_passing_with_honest_canaries_scores_one(dj04):
 def test_only_budget_failures_score_zero_as_correct_but_naive(dj04):
     grading, suite = dj04
     report = _honest(suite, grading, {i: "failed" for i in grading["budget_tests"]})
-    grade = judge(report, grading, suite, frames=_frames(report))
+    grade = grade_report(report, grading, suite, frames=_frames(report))
     assert grade.score == 0.0 and grade.metrics["correct_but_naive"] == 1.0
     assert "query budget" in grade.reason
 
@@ -279,7 +279,7 @@ def test_a_passing_canary_of_a_passing_original_is_tampering(dj04):
     grading, suite = dj04
     report = _honest(suite, grading)
     report["outcomes"] = {n: "passed" for n in report["outcomes"]}
-    grade = judge(report, grading, suite, frames=_frames(report))
+    grade = grade_report(report, grading, suite, frames=_frames(report))
     assert grade.score == 0.0 and grade.tampered and grade.metrics["tampered"] == 1.0
     assert grade.metrics["correct_but_naive"] == 0.0
 
@@ -289,11 +289,11 @@ def test_a_passing_value_canary_of_a_failing_original_is_no_evidence(dj04):
     nodeid, canary = next((n, c) for n, c in suite.canaries.items() if c.kind == "value")
     report = _honest(suite, grading, {canary.original: "failed"})
     report["outcomes"][nodeid] = "passed"
-    grade = judge(report, grading, suite, frames=_frames(report))
+    grade = grade_report(report, grading, suite, frames=_frames(report))
     assert grade.score == 0.0 and not grade.tampered, grade.reason
     budget = next(n for n, c in suite.canaries.items() if c.kind == "budget")
     report["outcomes"][budget] = "passed"
-    assert judge(report, grading, suite, frames=_frames(report)).tampered  # a budget canary must always fail
+    assert grade_report(report, grading, suite, frames=_frames(report)).tampered  # a budget canary must always fail
 
 
 def test_a_missing_canary_is_tampering_unless_its_module_failed_to_collect(dj04):
@@ -301,9 +301,9 @@ def test_a_missing_canary_is_tampering_unless_its_module_failed_to_collect(dj04)
     report = _honest(suite, grading)
     module = suite.module_of(next(iter(suite.canaries)))
     report["outcomes"] = {n: o for n, o in report["outcomes"].items() if not n.startswith(module + "::")}
-    assert judge(report, grading, suite, frames=_frames(report)).tampered
+    assert grade_report(report, grading, suite, frames=_frames(report)).tampered
     report["collection_errors"] = {module: "E   ImportError: cannot import name 'author_report' from 'library.reports'"}
-    grade = judge(report, grading, suite, frames=_frames(report))
+    grade = grade_report(report, grading, suite, frames=_frames(report))
     assert not grade.tampered and grade.score == 0.0
     assert "could not be collected" in grade.reason
 
@@ -313,9 +313,9 @@ def test_a_report_that_disagrees_with_the_streamed_outcomes_is_tampering(dj04):
     report = _honest(suite, grading, {grading["test_ids"][0]: "failed"})
     frames = _frames(report)
     forged = {**report, "outcomes": {**report["outcomes"], suite.real[grading["test_ids"][0]]: "passed"}}
-    grade = judge(forged, grading, suite, frames=frames)
+    grade = grade_report(forged, grading, suite, frames=frames)
     assert grade.tampered and "streamed" in grade.reason
-    unstreamed = judge(report, grading, suite, frames=frames[1:])
+    unstreamed = grade_report(report, grading, suite, frames=frames[1:])
     assert unstreamed.tampered and "never streamed" in unstreamed.reason
 
 
@@ -323,27 +323,27 @@ def test_guard_alarms_and_a_missing_integrity_section_are_tampering(dj04):
     grading, suite = dj04
     report = _honest(suite, grading)
     alarm = [{"stage": "started", "alarm": "_pytest.runner:call_and_report was replaced or changed"}]
-    assert judge(report, grading, suite, frames=_frames(report) + alarm).tampered
-    died = judge({"stage": "started"}, grading, suite, frames=alarm)
+    assert grade_report(report, grading, suite, frames=_frames(report) + alarm).tampered
+    died = grade_report({"stage": "started"}, grading, suite, frames=alarm)
     assert died.tampered and died.score == 0.0
     bare = {k: v for k, v in report.items() if k != "integrity"}
-    assert "integrity section" in judge(bare, grading, suite, frames=_frames(report)).reason
+    assert "integrity section" in grade_report(bare, grading, suite, frames=_frames(report)).reason
 
 
 def test_a_crash_before_collection_is_the_submissions_only_when_it_names_a_deliverable(dj04):
     grading, canaries = dj04
     base = {"stage": "finished", "exit_code": None, "collection_done": False, "outcomes": {}, "output_tail": ""}
-    own = judge({**base, "crash": 'File "/workspace/library/reports.py", line 1\nSyntaxError: bad'}, grading, canaries)
+    own = grade_report({**base, "crash": 'File "/workspace/library/reports.py", line 1\nSyntaxError: bad'}, grading, canaries)
     assert own.score == 0.0 and own.scoring_error is None and not own.tampered
-    harness = judge({**base, "crash": "ModuleNotFoundError: No module named 'project'"}, grading, canaries)
+    harness = grade_report({**base, "crash": "ModuleNotFoundError: No module named 'project'"}, grading, canaries)
     assert harness.score == 0.0 and harness.scoring_error
 
 
 def test_a_run_that_never_finished_is_a_zero_not_a_harness_fault(dj04):
     grading, canaries = dj04
-    grade = judge({"stage": "started"}, grading, canaries, timed_out=True)
+    grade = grade_report({"stage": "started"}, grading, canaries, timed_out=True)
     assert grade.score == 0.0 and grade.scoring_error is None and "time limit" in grade.reason
-    fault = judge({"stage": "harness_error", "error": "Traceback ..."}, grading, canaries)
+    fault = grade_report({"stage": "harness_error", "error": "Traceback ..."}, grading, canaries)
     assert fault.scoring_error and fault.metrics["scoring_error"] == 1.0
 
 
@@ -354,7 +354,7 @@ def test_an_internal_error_raised_by_the_submission_is_its_zero_not_tampering(dj
         "INTERNALERROR>     sys.exit(3)\nINTERNALERROR> SystemExit: 3\nno tests ran in 0.07s\n"
     )
     report = {"stage": "finished", "exit_code": 3, "collection_done": True, "collected": [], "outcomes": {}, "output_tail": tail}
-    grade = judge(report, grading, canaries)
+    grade = grade_report(report, grading, canaries)
     assert grade.score == 0.0 and not grade.tampered and grade.scoring_error is None
     assert grade.reason.endswith("SystemExit: 3")
 
@@ -363,17 +363,17 @@ def test_a_harness_error_report_after_pytest_started_was_forged_from_inside():
     grading = _grading()
     canaries = make_canaries(grading, random.Random(7))
     report = {"stage": "harness_error", "error": "OSError: [Errno 28] No space left on device"}
-    forged = judge(report, grading, canaries, frames=[{"stage": "started"}, report])
+    forged = grade_report(report, grading, canaries, frames=[{"stage": "started"}, report])
     assert forged.score == 0.0 and forged.tampered and forged.scoring_error is None, forged.reason
-    assert judge(report, grading, canaries, frames=[report]).scoring_error  # before "started": the runner's own
+    assert grade_report(report, grading, canaries, frames=[report]).scoring_error  # before "started": the runner's own
 
 
 def test_pytest_stopping_after_a_deliverable_ran_is_the_submissions_whatever_its_text_names(dj04):
     grading, canaries = dj04
     tail = "!!!!!!!! _pytest.outcomes.Exit: internal error !!!!!!!!\n"
     report = {"stage": "finished", "exit_code": 3, "collection_done": True, "collected": [], "outcomes": {}, "output_tail": tail}
-    before = judge(report, grading, canaries, frames=[{"stage": "started"}])
+    before = grade_report(report, grading, canaries, frames=[{"stage": "started"}])
     assert before.scoring_error, before.reason  # no code under test had run: pytest itself failed
     loading = {"stage": "started", "loading": grading["modules"][0]}
-    after = judge(report, grading, canaries, frames=[{"stage": "started"}, loading])
+    after = grade_report(report, grading, canaries, frames=[{"stage": "started"}, loading])
     assert after.score == 0.0 and after.scoring_error is None and not after.tampered, after.reason

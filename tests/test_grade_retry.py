@@ -37,7 +37,7 @@ class ScriptedBackend(SandboxBackend):
         self.created += 1
         return f"sandbox-{self.created}"
 
-    async def call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    async def call(self, sandbox_id: str, request: dict[str, Any], wait: float) -> dict[str, Any]:
         if request["op"] == "spawn":
             return {"handle": 1}
         if request["op"] == "write":

@@ -9,15 +9,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from sandbox_env.sandbox.owner import ALIVE_START_UNKNOWN, Owner, judge, process_start, this_owner, this_scope
+from sandbox_env.sandbox.owner import ALIVE_START_UNKNOWN, Owner, owner_liveness, process_start, this_owner, this_scope
 
 HERE = "boot-here.4026531836"
 THERE = "boot-there.4026531836"
 
 
-def _judge(owner: str | None, *, run: str = "", pid: str = "", live_runs=(), processes=None, local_engine: bool = True):
+def _liveness(owner: str | None, *, run: str = "", pid: str = "", live_runs=(), processes=None, local_engine: bool = True):
     processes = processes or {}
-    return judge(
+    return owner_liveness(
         owner,
         run=run,
         pid=pid,
@@ -30,40 +30,40 @@ def _judge(owner: str | None, *, run: str = "", pid: str = "", live_runs=(), pro
 
 
 def test_an_owner_of_this_machine_whose_process_ended_is_gone():
-    assert _judge(Owner(HERE, 4242, 1000).label()) == "gone"
+    assert _liveness(Owner(HERE, 4242, 1000).label()) == "gone"
 
 
 def test_an_owner_of_this_machine_still_running_is_live():
-    assert _judge(Owner(HERE, 4242, 1000).label(), processes={4242: 1000}) == "live"
+    assert _liveness(Owner(HERE, 4242, 1000).label(), processes={4242: 1000}) == "live"
 
 
 def test_a_reused_pid_does_not_keep_a_dead_owners_containers():
-    assert _judge(Owner(HERE, 4242, 1000).label(), processes={4242: 5000}) == "gone"
+    assert _liveness(Owner(HERE, 4242, 1000).label(), processes={4242: 5000}) == "gone"
 
 
 def test_a_process_whose_start_cannot_be_read_counts_as_the_owner():
-    assert _judge(Owner(HERE, 4242, 1000).label(), processes={4242: ALIVE_START_UNKNOWN}) == "live"
+    assert _liveness(Owner(HERE, 4242, 1000).label(), processes={4242: ALIVE_START_UNKNOWN}) == "live"
 
 
 def test_a_live_run_keeps_its_containers_when_the_worker_that_made_them_died():
-    assert _judge(Owner(HERE, 4242, 1000).label(), run="run1", live_runs={"run1"}) == "live"
+    assert _liveness(Owner(HERE, 4242, 1000).label(), run="run1", live_runs={"run1"}) == "live"
 
 
 def test_another_machines_container_is_never_judged_by_a_local_pid():
     other = Owner(THERE, 4242, 1000).label()
     # the pid is free here: the old rule removed another server's live containers
-    assert _judge(other) == "elsewhere"
+    assert _liveness(other) == "elsewhere"
     # the pid is taken here by some process: the old rule kept a dead server's containers forever
-    assert _judge(other, processes={4242: 1000}) == "elsewhere"
+    assert _liveness(other, processes={4242: 1000}) == "elsewhere"
     # nor by a run lock of the same name on this machine
-    assert _judge(other, run="run1", live_runs={"run1"}) == "elsewhere"
+    assert _liveness(other, run="run1", live_runs={"run1"}) == "elsewhere"
 
 
 def test_a_container_without_owner_label_is_judged_by_the_old_rule_only_on_a_local_engine():
-    assert _judge(None, pid="4242") == "gone"
-    assert _judge(None, pid="4242", processes={4242: 1}) == "live"
-    assert _judge(None, pid="4242", run="run1", live_runs={"run1"}) == "live"
-    assert _judge(None, pid="4242", local_engine=False) == "unknown"
+    assert _liveness(None, pid="4242") == "gone"
+    assert _liveness(None, pid="4242", processes={4242: 1}) == "live"
+    assert _liveness(None, pid="4242", run="run1", live_runs={"run1"}) == "live"
+    assert _liveness(None, pid="4242", local_engine=False) == "unknown"
 
 
 def test_owner_labels_round_trip_and_junk_names_no_owner():

@@ -75,7 +75,7 @@ class PlayedBackend(SandboxBackend):
         self.live[sid] = {}
         return sid
 
-    async def call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    async def call(self, sandbox_id: str, request: dict[str, Any], wait: float) -> dict[str, Any]:
         if sandbox_id not in self.live:
             raise SandboxError(f"no sandbox {sandbox_id!r} (deleted)")
         op = request["op"]

@@ -165,7 +165,7 @@ async def main():
     backend = DockerBackend()
     try:
         sids = await asyncio.gather(backend.create(sys.argv[1]), backend.create(sys.argv[1]))
-        pings = [await backend.call(sid, {"op": "ping"}, timeout=30) for sid in sids]
+        pings = [await backend.call(sid, {"op": "ping"}, wait=30) for sid in sids]
     finally:
         backend.teardown()
     print(json.dumps({"made": made, "oom_protected": [p["oom_protected"] for p in pings]}))
@@ -210,7 +210,7 @@ async def test_an_engine_that_refuses_the_oom_capability_still_gives_sandboxes_o
     try:
         for _ in range(2):  # one budget slot: a slot lost or given back twice would show on the second
             async with backend.sandbox(image) as sb:
-                ping = await backend.call(sb.id, {"op": "ping"}, timeout=30)
+                ping = await backend.call(sb.id, {"op": "ping"}, wait=30)
                 assert ping["oom_protected"] is False
                 assert (await sb.exec("echo fine", timeout=10)).stdout == "fine\n"
     finally:

@@ -280,7 +280,7 @@ def _blames_submission(text: str, grading: dict[str, Any]) -> bool:
     return any(d in text for d in grading["deliverables"]) or any(m in text for m in grading["modules"])
 
 
-def judge(
+def grade_report(
     report: dict[str, Any],
     grading: dict[str, Any],
     suite: Suite,
@@ -457,7 +457,7 @@ class DjangoFamily:
         except ReportError as exc:
             return _unreadable(exc), None
         frames = evidence.read_frames(result.stdout, result.report_nonce)
-        grade = judge(report, g, suite, timed_out=result.timed_out, frames=frames)
+        grade = grade_report(report, g, suite, timed_out=result.timed_out, frames=frames)
         if missing and grade.score == 0.0 and grade.scoring_error is None:
             grade.reason = f"{', '.join(missing)} missing from /workspace; {grade.reason}"
         return grade, report

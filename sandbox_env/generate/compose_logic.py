@@ -64,7 +64,7 @@ KEYS = ("k-7f3a9c", "key-20b1", "alpha-9911", "q4-secret", "tok-5e5e")
 
 
 @dataclass(frozen=True)
-class Part:
+class ComposableTask:
     """A hand-written task that can be served as one router of a composed app."""
 
     task_id: str
@@ -123,7 +123,7 @@ def part_problem(source: str, grading: dict[str, Any]) -> str | None:
     return None
 
 
-def pins_parameter_lists(part: Part) -> bool:
+def pins_parameter_lists(part: ComposableTask) -> bool:
     """True when a check of the part asserts a whole OpenAPI parameter list or a position in one.
 
     The key rule's header is a parameter of every operation of the keyed part, so such a check
@@ -251,7 +251,7 @@ def rule_source(rules: tuple[str, ...], stamp: str, key: str, skip: str = "") ->
 
 
 def composed_source(
-    parts: list[Part], prefixes: list[str], rules: tuple[str, ...], stamp: str, key: str, keyed: int, skip: str = ""
+    parts: list[ComposableTask], prefixes: list[str], rules: tuple[str, ...], stamp: str, key: str, keyed: int, skip: str = ""
 ) -> str:
     """The composed reference: the parts' imports, the rules, each part as a router, one app including them."""
     imports: dict[str, str] = {}
@@ -297,7 +297,9 @@ def _prefixed_expect(expect: dict[str, Any], path: str, prefix: str, rules: tupl
     return expect
 
 
-def part_checks(part: Part, n: int, prefix: str, rules: tuple[str, ...], stamp: str, key: str | None) -> list[dict[str, Any]]:
+def part_checks(
+    part: ComposableTask, n: int, prefix: str, rules: tuple[str, ...], stamp: str, key: str | None
+) -> list[dict[str, Any]]:
     """A part's checks, rewritten for its prefix and the rules, named `part N: ...`."""
     out = []
     for c in part.checks:
@@ -312,7 +314,7 @@ def part_checks(part: Part, n: int, prefix: str, rules: tuple[str, ...], stamp: 
     return out
 
 
-def _first_plain_step(part: Part) -> dict[str, Any] | None:
+def _first_plain_step(part: ComposableTask) -> dict[str, Any] | None:
     """The first step of a part's first check that does not read the OpenAPI document (sent to a fresh app)."""
     for c in part.checks:
         if c["steps"][0]["request"]["path"] != OPENAPI:
@@ -321,7 +323,7 @@ def _first_plain_step(part: Part) -> dict[str, Any] | None:
 
 
 def interaction_checks(
-    parts: list[Part], prefixes: list[str], rules: tuple[str, ...], stamp: str, key: str, keyed: int, rng: random.Random
+    parts: list[ComposableTask], prefixes: list[str], rules: tuple[str, ...], stamp: str, key: str, keyed: int, rng: random.Random
 ) -> list[dict[str, Any]]:
     """Checks of the rules themselves, across parts."""
     out: list[dict[str, Any]] = []
@@ -408,7 +410,9 @@ def _rule_sentences(rules: tuple[str, ...], stamp: str, key: str, keyed: int) ->
     return out
 
 
-def composed_spec(parts: list[Part], prefixes: list[str], rules: tuple[str, ...], stamp: str, key: str, keyed: int) -> str:
+def composed_spec(
+    parts: list[ComposableTask], prefixes: list[str], rules: tuple[str, ...], stamp: str, key: str, keyed: int
+) -> str:
     n = len(parts)
     lines = [
         f"One application serves {n} independent parts, each under its own path prefix and with its own data, "
@@ -433,7 +437,7 @@ def composed_spec(parts: list[Part], prefixes: list[str], rules: tuple[str, ...]
 
 
 def composed_coverage(
-    parts: list[Part], prefixes: list[str], rules: tuple[str, ...], stamp: str, key: str, keyed: int, checks: list[dict]
+    parts: list[ComposableTask], prefixes: list[str], rules: tuple[str, ...], stamp: str, key: str, keyed: int, checks: list[dict]
 ) -> list[dict[str, Any]]:
     """The spec coverage entries: the parts' own (check names relabelled), the rules', the frame's."""
     names = [c["name"] for c in checks]
@@ -458,7 +462,7 @@ def composed_coverage(
 # -- one composition ----------------------------------------------------------------------------
 
 
-def _draw_rules(parts: list[Part], rng: random.Random) -> tuple[str, ...]:
+def _draw_rules(parts: list[ComposableTask], rng: random.Random) -> tuple[str, ...]:
     """One to three rules; the 400 rule only where some part has a 422 to rewrite."""
     has_422 = any(s["expect"].get("status") == 422 for p in parts for c in p.checks for s in c["steps"])
     options = [r for r in RULES if r != "invalid_400" or has_422]
@@ -481,7 +485,7 @@ class _Rename(ast.NodeTransformer):
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _named
 
 
-def _renamable(part: Part, name: str) -> bool:
+def _renamable(part: ComposableTask, name: str) -> bool:
     """A module-level name can take a suffix when nothing but its own references spells it."""
     if name in json.dumps(part.checks) or name in part.spec:
         return False
@@ -500,7 +504,7 @@ def _renamable(part: Part, name: str) -> bool:
 RESERVED = frozenset({"require_api_key", "stamp_every_response", "invalid_request", "stamp_this_part"})
 
 
-def without_collisions(parts: list[Part]) -> list[Part]:
+def without_collisions(parts: list[ComposableTask]) -> list[ComposableTask]:
     """The parts, each later part's colliding module-level names suffixed `_pN`; ComposeError when one cannot be."""
     imports: dict[str, str] = {}
     for p in parts:
@@ -524,7 +528,7 @@ def without_collisions(parts: list[Part]) -> list[Part]:
     return out
 
 
-def compose(parts: list[Part], rng: random.Random) -> dict[str, Any]:
+def compose(parts: list[ComposableTask], rng: random.Random) -> dict[str, Any]:
     """One composed task record (not yet verified) from parts, or ComposeError."""
     parts = without_collisions(parts)
     prefixes = ["/" + p for p in rng.sample(PREFIXES, len(parts))]
@@ -576,7 +580,7 @@ def compose(parts: list[Part], rng: random.Random) -> dict[str, Any]:
     }
 
 
-def drawable(parts: list[Part], checks: list[dict[str, Any]], spec: str) -> list[dict[str, Any]]:
+def drawable(parts: list[ComposableTask], checks: list[dict[str, Any]], spec: str) -> list[dict[str, Any]]:
     """The parts' drawn tokens that stay sound in the composition (fastapi_vary.validate over all of it).
 
     A token another part's spec or checks also use would be fixed by that text, or would draw
@@ -599,14 +603,14 @@ def rules_title(rule: str) -> str:
     return {"stamp": "a header on every answer", "invalid_400": "400 for invalid requests", "api_key": "a keyed part"}[rule]
 
 
-def record_text(record: dict[str, Any], parts: list[Part]) -> tuple[str, list[dict[str, Any]]]:
+def record_text(record: dict[str, Any], parts: list[ComposableTask]) -> tuple[str, list[dict[str, Any]]]:
     """A stored record's spec and coverage entries rendered again from its parts (after a wording change)."""
     args = (record["prefixes"], tuple(record["rules"]), record["stamp"], record["key"], record["keyed"])
     spec = composed_spec(parts, *args)
     return spec, composed_coverage(parts, *args, record["checks"])
 
 
-def record_source(record: dict[str, Any], parts: list[Part], part: int = -1, source: str = "") -> str:
+def record_source(record: dict[str, Any], parts: list[ComposableTask], part: int = -1, source: str = "") -> str:
     """A stored record's composed reference made again from its parts; with `part`, that part's source replaced."""
     if part >= 0:
         parts = [*parts[:part], dataclasses.replace(parts[part], source=source), *parts[part + 1 :]]
@@ -614,7 +618,7 @@ def record_source(record: dict[str, Any], parts: list[Part], part: int = -1, sou
     return composed_source(without_collisions(parts), *args)
 
 
-def wrong_answers(record: dict[str, Any], parts: list[Part]) -> dict[str, str]:
+def wrong_answers(record: dict[str, Any], parts: list[ComposableTask]) -> dict[str, str]:
     """Interaction wrong answers: each rule left out, and each rule misapplied, by name."""
     parts = without_collisions(parts)
     rules, stamp, key, keyed = tuple(record["rules"]), record["stamp"], record["key"], record["keyed"]
@@ -642,7 +646,7 @@ def wrong_answers(record: dict[str, Any], parts: list[Part]) -> dict[str, str]:
     return out
 
 
-def draw_combinations(parts: list[Part], seed: int, n_parts: tuple[int, ...] = (3, 3, 4)) -> Any:
+def draw_combinations(parts: list[ComposableTask], seed: int, n_parts: tuple[int, ...] = (3, 3, 4)) -> Any:
     """An endless stream of (parts, rng) drawn from seed: each combination of task ids at most once."""
     rng = random.Random(seed)
     seen: set[tuple[str, ...]] = set()

@@ -139,8 +139,8 @@ class AgentProtocol:
             return
         self._found = valid_json_text(msg)
 
-    def _wait_reply(self, rid: str, timeout: float) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
+    def _wait_reply(self, rid: str, wait: float) -> dict[str, Any]:
+        deadline = time.monotonic() + wait
         last_heard = time.monotonic()
         while True:
             now = time.monotonic()
@@ -149,7 +149,7 @@ class AgentProtocol:
                 limit = min(limit, last_heard + SILENCE_LIMIT)
             if now >= limit:
                 if now >= deadline:
-                    raise ChannelError(f"the sandbox agent did not finish the call within {timeout:g}s")
+                    raise ChannelError(f"the sandbox agent did not finish the call within {wait:g}s")
                 raise ChannelError(
                     f"the sandbox agent stopped answering: nothing for {SILENCE_LIMIT:g}s during a call "
                     "(it sends a heartbeat every second while it works; it was stopped, frozen or starved)"
@@ -167,7 +167,7 @@ class AgentProtocol:
                 self._heard = True
                 return reply
 
-    def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def call(self, request: dict[str, Any], wait: float) -> dict[str, Any]:
         """Send one request and wait for its reply; blocking, so run it in a worker thread."""
         with self._lock:
             if self._broken is not None:
@@ -177,8 +177,8 @@ class AgentProtocol:
             rid = secrets.token_hex(16)
             data = json.dumps({**request, "id": rid}).encode() + b"\n"
             try:
-                self._send(data, timeout)
-                return self._wait_reply(rid, timeout)
+                self._send(data, wait)
+                return self._wait_reply(rid, wait)
             except ChannelError as exc:
                 self.close(str(exc))
                 raise

@@ -115,8 +115,8 @@ class SandboxBackend(ABC):
         """Start a sandbox from `image` and return its id once its agent answers."""
 
     @abstractmethod
-    async def call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send one request to the sandbox's agent and return its reply (raises SandboxError)."""
+    async def call(self, sandbox_id: str, request: dict[str, Any], wait: float) -> dict[str, Any]:
+        """Send one request to the sandbox's agent and wait up to `wait` seconds for its reply (raises SandboxError)."""
 
     @abstractmethod
     async def delete(self, sandbox_id: str) -> None:
@@ -237,11 +237,11 @@ class SandboxBackend(ABC):
             req["max_output"] = max_output
         req, wait = _limited(req, backstop)
         start = self.usage_point(sandbox_id)
-        return _exec_result(self._settled(sandbox_id, await self.call(sandbox_id, req, timeout=wait), start, timeout))
+        return _exec_result(self._settled(sandbox_id, await self.call(sandbox_id, req, wait=wait), start, timeout))
 
     async def spawn(self, sandbox_id: str, argv: list[str], cwd: str | None = None) -> int:
         """Start a program that waits for its stdin; finish it later with feed()."""
-        reply = await self.call(sandbox_id, {"op": ops.SPAWN, "argv": argv, "cwd": cwd}, timeout=SPAWN_TIMEOUT)
+        reply = await self.call(sandbox_id, {"op": ops.SPAWN, "argv": argv, "cwd": cwd}, wait=SPAWN_TIMEOUT)
         return int(reply["handle"])
 
     async def feed(
@@ -264,24 +264,24 @@ class SandboxBackend(ABC):
             req["max_output"] = max_output
         if backstop is not None:
             req["backstop"] = max(timeout, backstop)
-        reply = await self.call(sandbox_id, req, timeout=max(timeout, backstop or 0) + CALL_SLACK)
+        reply = await self.call(sandbox_id, req, wait=max(timeout, backstop or 0) + CALL_SLACK)
         result = _exec_result(reply)
         if isinstance(reply.get("starved"), dict):
             result.starved = reply["starved"]
         return result
 
-    async def write_files(self, sandbox_id: str, files: dict[str, bytes | str], timeout: float = FILE_IO_TIMEOUT) -> None:
+    async def write_files(self, sandbox_id: str, files: dict[str, bytes | str], wait: float = FILE_IO_TIMEOUT) -> None:
         """Write files; a relative path is under /workspace, parents are made."""
         if not files:
             return
         payload = {
             path: base64.b64encode(data.encode() if isinstance(data, str) else data).decode() for path, data in files.items()
         }
-        await self.call(sandbox_id, {"op": ops.WRITE, "files": payload}, timeout=timeout)
+        await self.call(sandbox_id, {"op": ops.WRITE, "files": payload}, wait=wait)
 
-    async def read_files(self, sandbox_id: str, paths: list[str], timeout: float = FILE_IO_TIMEOUT) -> dict[str, bytes | None]:
+    async def read_files(self, sandbox_id: str, paths: list[str], wait: float = FILE_IO_TIMEOUT) -> dict[str, bytes | None]:
         """Read files; a missing one comes back as None."""
-        reply = await self.call(sandbox_id, {"op": ops.READ, "paths": paths}, timeout=timeout)
+        reply = await self.call(sandbox_id, {"op": ops.READ, "paths": paths}, wait=wait)
         return {p: (None if v is None else base64.b64decode(v)) for p, v in reply["files"].items()}
 
 
@@ -307,11 +307,11 @@ class Sandbox:
             self.id, cmd, stdin=stdin, timeout=timeout, cwd=cwd, env=env, max_output=max_output, backstop=backstop
         )
 
-    async def write_files(self, files: dict[str, bytes | str], timeout: float = FILE_IO_TIMEOUT) -> None:
-        await self.backend.write_files(self.id, files, timeout)
+    async def write_files(self, files: dict[str, bytes | str], wait: float = FILE_IO_TIMEOUT) -> None:
+        await self.backend.write_files(self.id, files, wait)
 
-    async def read_files(self, paths: list[str], timeout: float = FILE_IO_TIMEOUT) -> dict[str, bytes | None]:
-        return await self.backend.read_files(self.id, paths, timeout)
+    async def read_files(self, paths: list[str], wait: float = FILE_IO_TIMEOUT) -> dict[str, bytes | None]:
+        return await self.backend.read_files(self.id, paths, wait)
 
     async def spawn(self, argv: list[str], cwd: str | None = None) -> int:
         return await self.backend.spawn(self.id, argv, cwd)
@@ -322,10 +322,10 @@ class Sandbox:
         return await self.backend.feed(self.id, handle, stdin, timeout, max_output, backstop)
 
     async def start_python(
-        self, preamble: str = "", env: dict[str, str] | None = None, timeout: float = SESSION_START_TIMEOUT
+        self, preamble: str = "", env: dict[str, str] | None = None, wait: float = SESSION_START_TIMEOUT
     ) -> str:
         """(Re)start the persistent session and run `preamble` in it; returns what the preamble printed."""
-        reply = await self.backend.call(self.id, {"op": ops.PY_START, "preamble": preamble, "env": env or {}}, timeout)
+        reply = await self.backend.call(self.id, {"op": ops.PY_START, "preamble": preamble, "env": env or {}}, wait)
         return reply.get("output", "")
 
     async def run_python(self, code: str, timeout: float = 30, backstop: float | None = None) -> PyResult:

@@ -21,7 +21,7 @@ So every container carries its owner's identity (label `websandbox.owner`):
 Beside it `websandbox.host` (the owner's host name) and `websandbox.server` (the env
 server's name, `WEBSANDBOX_SERVER`, set by `websandbox serve --name`) name it for people.
 
-The decision (`judge`, pure: its facts come in as arguments):
+The decision (`owner_liveness`, pure: its facts come in as arguments):
 - same scope as the judging process: the owner is alive when its run is live (runs.py) or
   a process with its pid and the same start time exists; otherwise it is provably gone;
 - another scope (another machine, another boot of this one, a container's pid
@@ -124,12 +124,12 @@ State = Literal["live", "gone", "elsewhere", "unknown"]
 
 
 @dataclass(frozen=True)
-class Verdict:
+class OwnerLiveness:
     state: State
     why: str
 
 
-def judge(
+def owner_liveness(
     owner: str | None,
     *,
     run: str,
@@ -139,7 +139,7 @@ def judge(
     run_live: Callable[[str], bool],
     probe: Callable[[int], int | None],
     local_engine: bool,
-) -> Verdict:
+) -> OwnerLiveness:
     """Whether a container's owner lives, from its labels and facts of the judging machine.
 
     From the labels: `owner` (the owner label, None when absent), `run`, `pid` (the bare pid
@@ -151,20 +151,20 @@ def judge(
     who = Owner.parse(owner)
     if who is None:
         if not local_engine:
-            return Verdict("unknown", "no owner label, and the engine is not behind a local socket: a pid proves nothing")
+            return OwnerLiveness("unknown", "no owner label, and the engine is not behind a local socket: a pid proves nothing")
         if run and run_live(run):
-            return Verdict("live", f"its run {run} is live on this host")
+            return OwnerLiveness("live", f"its run {run} is live on this host")
         if pid.isdigit() and probe(int(pid)) is not None:
-            return Verdict("live", f"its owner pid {pid} exists on this host")
-        return Verdict("gone", f"no owner label; its run is over and pid {pid or '?'} is gone")
+            return OwnerLiveness("live", f"its owner pid {pid} exists on this host")
+        return OwnerLiveness("gone", f"no owner label; its run is over and pid {pid or '?'} is gone")
     if who.scope != scope:
         where = host or "another host"
-        return Verdict("elsewhere", f"owned by pid {who.pid} on {where} (another machine, boot or pid namespace)")
+        return OwnerLiveness("elsewhere", f"owned by pid {who.pid} on {where} (another machine, boot or pid namespace)")
     if run and run_live(run):
-        return Verdict("live", f"its run {run} is live on this host")
+        return OwnerLiveness("live", f"its run {run} is live on this host")
     start = probe(who.pid)
     if start is None:
-        return Verdict("gone", f"its owner, pid {who.pid}, has ended")
+        return OwnerLiveness("gone", f"its owner, pid {who.pid}, has ended")
     if start == ALIVE_START_UNKNOWN or who.start is None or start == who.start:
-        return Verdict("live", f"its owner, pid {who.pid}, is running")
-    return Verdict("gone", f"its owner, pid {who.pid}, has ended (the pid now belongs to a process started later)")
+        return OwnerLiveness("live", f"its owner, pid {who.pid}, is running")
+    return OwnerLiveness("gone", f"its owner, pid {who.pid}, has ended (the pid now belongs to a process started later)")

@@ -39,7 +39,7 @@ from sandbox_env.verify.coverage import coverage_problems, requirement_units
 CATCH_ALL_BOUND = 0.02
 
 
-def parts_available() -> list[logic.Part]:
+def parts_available() -> list[logic.ComposableTask]:
     """Every hand-written fastapi task that can be a part, with its compiled checks and its coverage."""
     from sandbox_env.families import get_family
     from sandbox_env.verify.compile import task_folders
@@ -53,7 +53,7 @@ def parts_available() -> list[logic.Part]:
             continue
         meta = tomllib.loads((folder / "task.toml").read_text())
         out.append(
-            logic.Part(
+            logic.ComposableTask(
                 task_id=row.task_id,
                 source=source,
                 spec=meta["spec"],
@@ -67,7 +67,7 @@ def parts_available() -> list[logic.Part]:
     return out
 
 
-def screen(record: dict[str, Any], parts: list[logic.Part]) -> list[str]:
+def screen(record: dict[str, Any], parts: list[logic.ComposableTask]) -> list[str]:
     """Host-side problems of a composed record: its spec coverage."""
     known = {c["name"] for c in record["checks"]}
     problems = coverage_problems(record["spec"], record["coverage"], known)
@@ -95,7 +95,7 @@ def _part_row(row: Any, index: int) -> Any:
     return dataclasses.replace(row, grading={**row.grading, "checks": keep})
 
 
-def mutant_plan(record: dict[str, Any], parts: list[logic.Part], row: Any) -> dict[str, tuple[Any, str]]:
+def mutant_plan(record: dict[str, Any], parts: list[logic.ComposableTask], row: Any) -> dict[str, tuple[Any, str]]:
     """{name: (row to grade on, source)}: every part's mutants lifted, then the composition's own.
 
     A part's mutant (verify/mutants.py over the part's own reference) is lifted by composing
@@ -125,7 +125,9 @@ def mutant_plan(record: dict[str, Any], parts: list[logic.Part], row: Any) -> di
     return plan
 
 
-async def verify_record(record: dict[str, Any], parts: list[logic.Part], grader: Any, concurrency: int) -> tuple[bool, str, dict]:
+async def verify_record(
+    record: dict[str, Any], parts: list[logic.ComposableTask], grader: Any, concurrency: int
+) -> tuple[bool, str, dict]:
     """(admitted, why not, what was measured) for one composed record, by execution."""
     from sandbox_env.verify.fastapi import CONTROLS
 

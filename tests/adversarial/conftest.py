@@ -177,7 +177,7 @@ def flood_alone(alone) -> Callable[..., tuple[int, list[str]]]:
             growth = 0
             for n in range(calls):
                 try:
-                    said.append(repr(agent.channel.call({"op": "ping"}, timeout=60)))
+                    said.append(repr(agent.channel.call({"op": "ping"}, wait=60)))
                 except ChannelError as exc:
                     said.append(f"ChannelError: {exc}")
                 if n == 0:

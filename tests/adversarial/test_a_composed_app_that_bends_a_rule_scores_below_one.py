@@ -22,7 +22,7 @@ from sandbox_env.verify.compose import parts_available
 pytestmark = pytest.mark.docker
 
 
-def _stored(rule: str) -> tuple[dict, list[logic.Part]]:
+def _stored(rule: str) -> tuple[dict, list[logic.ComposableTask]]:
     by_id = {p.task_id: p for p in parts_available()}
     records = sorted((r for r in compose_store.read() if rule in r["rules"]), key=lambda r: r["task_id"])
     assert records, f"no stored composed task has the {rule} rule: run python -m sandbox_env.verify.compose"
@@ -30,7 +30,7 @@ def _stored(rule: str) -> tuple[dict, list[logic.Part]]:
     return record, [by_id[i] for i in record["parts"]]
 
 
-def _stamped_only_by_the_parts(record: dict, parts: list[logic.Part]) -> str:
+def _stamped_only_by_the_parts(record: dict, parts: list[logic.ComposableTask]) -> str:
     """The header set on each router's own answers (a route dependency): unknown paths go unstamped."""
     return (
         logic.wrong_answers(record, parts)["stamp_on_one_part"]

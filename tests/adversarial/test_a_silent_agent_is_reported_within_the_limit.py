@@ -70,10 +70,10 @@ def test_an_agent_that_answers_once_then_goes_silent_is_reported_after_the_silen
             peer.line({"id": req["id"], "pong": True})
 
     agent = fake_agent(script)
-    agent.channel.call({"op": "ping"}, timeout=10)
+    agent.channel.call({"op": "ping"}, wait=10)
     t0 = time.monotonic()
     with pytest.raises(ChannelError, match="stopped answering"):
-        agent.channel.call({"op": "ping"}, timeout=LIMIT)
+        agent.channel.call({"op": "ping"}, wait=LIMIT)
     assert time.monotonic() - t0 < LIMIT / 2
 
 
@@ -87,6 +87,6 @@ def test_an_agent_that_beats_but_never_finishes_fails_at_the_calls_deadline(fake
             time.sleep(1)
 
     agent = fake_agent(script)
-    agent.channel.call({"op": "ping"}, timeout=10)
+    agent.channel.call({"op": "ping"}, wait=10)
     with pytest.raises(ChannelError, match="did not finish the call within 3s"):
-        agent.channel.call({"op": "exec"}, timeout=3)
+        agent.channel.call({"op": "exec"}, wait=3)

@@ -30,35 +30,35 @@ async def test_links_to_the_agents_private_files_read_as_missing(sandbox, agent_
         f"ln -s /proc/{agent_pid}/environ env; ln -s /proc/{agent_pid}/fd/0 stdin; ln -s /proc/1/environ init",
         timeout=10,
     )
-    assert await sandbox.read_files(["env", "stdin", "init"], timeout=10) == {"env": None, "stdin": None, "init": None}
+    assert await sandbox.read_files(["env", "stdin", "init"], wait=10) == {"env": None, "stdin": None, "init": None}
     assert await run_bash(sandbox, "echo still-answering", timeout=5) == "still-answering"
 
 
 async def test_fifos_and_devices_are_not_read_or_written(sandbox):
     await run_bash(sandbox, "mkfifo app.py; ln -s /dev/zero zero.py; ln -s /dev/null null.py", timeout=10)
-    assert await sandbox.read_files(["app.py", "zero.py", "null.py"], timeout=10) == {
+    assert await sandbox.read_files(["app.py", "zero.py", "null.py"], wait=10) == {
         "app.py": None,
         "zero.py": None,
         "null.py": None,
     }
     with pytest.raises(SandboxError, match="app.py"):
-        await sandbox.write_files({"app.py": "x"}, timeout=10)
+        await sandbox.write_files({"app.py": "x"}, wait=10)
     with pytest.raises(SandboxError, match="not a regular file"):
-        await sandbox.write_files({"null.py": "x"}, timeout=10)
+        await sandbox.write_files({"null.py": "x"}, wait=10)
 
 
 async def test_a_link_out_of_the_workspace_writes_only_where_uid_1000_may(sandbox):
     await run_bash(sandbox, "ln -s /dev/planted planted; ln -s /etc/passwd passwd", timeout=10)
     for name in ("planted", "passwd"):
         with pytest.raises(SandboxError, match="Permission denied|Read-only"):
-            await sandbox.write_files({name: "x"}, timeout=10)
+            await sandbox.write_files({name: "x"}, wait=10)
     out = await run_bash(sandbox, "ls /dev/planted; grep -c sandbox /etc/passwd", timeout=10)
     assert "No such file" in out and out.splitlines()[0] == "1"
 
 
 async def test_files_the_model_made_private_are_still_collected(sandbox):
     await run_bash(sandbox, "mkdir -p pkg && echo secret-ok > pkg/app.py && chmod 600 pkg/app.py && chmod 700 pkg", timeout=10)
-    assert await sandbox.read_files(["pkg/app.py"], timeout=10) == {"pkg/app.py": b"secret-ok\n"}
+    assert await sandbox.read_files(["pkg/app.py"], wait=10) == {"pkg/app.py": b"secret-ok\n"}
     await sandbox.write_files({"pkg/new.py": "x = 1\n"})
     assert await run_bash(sandbox, "stat -c '%u:%g' pkg/new.py", timeout=10) == "1000:1000"
 
@@ -72,7 +72,7 @@ async def test_link_loops_sockets_and_files_whose_reads_fail_read_as_missing(san
         timeout=10,
     )
     paths = ["loop.py", "sock.py", "mem.py"]
-    assert await sandbox.read_files(paths, timeout=10) == dict.fromkeys(paths)
+    assert await sandbox.read_files(paths, wait=10) == dict.fromkeys(paths)
     assert await run_bash(sandbox, "echo still-answering", timeout=5) == "still-answering"
 
 

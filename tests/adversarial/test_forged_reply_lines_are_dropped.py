@@ -40,7 +40,7 @@ def test_lines_without_the_current_id_are_dropped_and_counted(fake_agent):
         peer.line({"id": rid, "pong": "real"})
 
     agent = fake_agent(script)
-    reply = agent.channel.call({"op": "ping"}, timeout=10)
+    reply = agent.channel.call({"op": "ping"}, wait=10)
     assert reply["pong"] == "real"
     assert agent.channel.dropped_lines == 5 and not agent.errors
     assert agent.channel.broken is None
@@ -55,6 +55,6 @@ def test_request_ids_are_unpredictable(fake_agent):
 
     agent = fake_agent(script)
     for _ in range(3):
-        agent.channel.call({"op": "ping"}, timeout=10)
+        agent.channel.call({"op": "ping"}, wait=10)
     assert len(set(seen)) == 3 and all(isinstance(i, str) and len(i) >= 32 for i in seen)
     assert all(int(i, 16) > 0 for i in seen)  # hex from secrets, not a counter

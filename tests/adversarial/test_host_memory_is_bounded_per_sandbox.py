@@ -45,7 +45,7 @@ def test_a_frame_after_the_reply_in_the_same_chunk_keeps_the_stream_in_step(fake
 
     agent = fake_agent(script)
     for _ in range(3):
-        assert agent.channel.call({"op": "ping"}, timeout=60)["pong"] is True
+        assert agent.channel.call({"op": "ping"}, wait=60)["pong"] is True
     assert agent.channel.stderr_tail() == "after the reply" * 3 and agent.channel.broken is None
 
 

@@ -73,7 +73,7 @@ async def test_tracing_the_agent_is_refused(session, agent_pid):
 
 async def test_running_the_container_out_of_memory_kills_the_models_processes_not_the_agent(session):
     """Many hogs, each smaller than the agent: without its OOM score of -1000 the agent would be the victim."""
-    ping = await session.backend.call(session.id, {"op": "ping"}, timeout=10)
+    ping = await session.backend.call(session.id, {"op": "ping"}, wait=10)
     if not ping.get("oom_protected"):
         pytest.skip("this engine cannot grant CAP_SYS_RESOURCE, so the agent cannot keep the OOM killer off itself")
     hog = "python -S -c 'import time; b = bytearray(6 << 20); b[::4096] = b\"x\" * (6 << 8); time.sleep(30)'"

@@ -409,8 +409,8 @@ def op_read(req: dict) -> dict:
     return {"files": out}
 
 
-class Session:
-    """The persistent Python process behind execute_code."""
+class SessionHandle:
+    """The agent's handle on the persistent Python session process behind execute_code (session.py)."""
 
     TIMEOUT = "timeout"
     DEAD = "dead"
@@ -572,7 +572,7 @@ def _text(value) -> str:
     return value if isinstance(value, str) else ("" if value is None else str(value))
 
 
-SESSION = Session()
+SESSION = SessionHandle()
 
 
 def handle(req: dict) -> dict:

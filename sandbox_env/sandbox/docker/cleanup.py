@@ -26,13 +26,13 @@ import docker.errors
 from sandbox_env.constants import short
 from sandbox_env.sandbox.docker.engine import docker_client, engine_on_local_socket
 from sandbox_env.sandbox.docker.labels import LABEL, LABEL_HOST, LABEL_OWNER, LABEL_PID, LABEL_RUN
-from sandbox_env.sandbox.owner import Verdict, judge, process_start, this_scope
+from sandbox_env.sandbox.owner import OwnerLiveness, owner_liveness, process_start, this_scope
 from sandbox_env.sandbox.runs import run_is_live
 
 
-def verdict(labels: dict[str, str]) -> Verdict:
+def owner_liveness_here(labels: dict[str, str]) -> OwnerLiveness:
     """gc's judgement of one container's owner, made on this machine."""
-    return judge(
+    return owner_liveness(
         labels.get(LABEL_OWNER),
         run=labels.get(LABEL_RUN, ""),
         pid=labels.get(LABEL_PID, ""),
@@ -44,11 +44,11 @@ def verdict(labels: dict[str, str]) -> Verdict:
     )
 
 
-def survey(only: str | None = None) -> list[tuple[dict[str, Any], Verdict]]:
+def survey(only: str | None = None) -> list[tuple[dict[str, Any], OwnerLiveness]]:
     """Every websandbox container on the engine (`only`: that also carry this label, `key` or `key=value`), judged."""
     api = docker_client().api
     found = api.containers(all=True, filters={"label": [LABEL, only] if only else LABEL})
-    return [(c, verdict(c.get("Labels") or {})) for c in found]
+    return [(c, owner_liveness_here(c.get("Labels") or {})) for c in found]
 
 
 def leaked_containers() -> list[dict[str, Any]]:

@@ -154,8 +154,8 @@ class DockerBackend(SandboxBackend):
             )
             raise
 
-    async def call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        return await self._in_thread(self._call, sandbox_id, request, timeout)
+    async def call(self, sandbox_id: str, request: dict[str, Any], wait: float) -> dict[str, Any]:
+        return await self._in_thread(self._call, sandbox_id, request, wait)
 
     async def delete(self, sandbox_id: str) -> None:
         await self._in_thread(self._delete, sandbox_id)
@@ -336,7 +336,7 @@ class DockerBackend(SandboxBackend):
     def _wait_ready(self, sandbox_id: str) -> None:
         rec = self._record(sandbox_id)
         try:
-            rec.channel.call({"op": ops.PING}, timeout=READY_TIMEOUT)
+            rec.channel.call({"op": ops.PING}, wait=READY_TIMEOUT)
         except (ChannelError, docker.errors.APIError) as exc:
             raise SandboxError(f"sandbox {short(sandbox_id)} did not become ready: {exc}") from exc
 
@@ -350,12 +350,12 @@ class DockerBackend(SandboxBackend):
                         rec.recent.append(point)
             time.sleep(SAMPLE_PERIOD)
 
-    def _call(self, sandbox_id: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def _call(self, sandbox_id: str, request: dict[str, Any], wait: float) -> dict[str, Any]:
         rec = self._record(sandbox_id)
         self._check_limits(sandbox_id, rec, "before")
         rec.busy += 1
         try:
-            reply = rec.channel.call(request, timeout=timeout)
+            reply = rec.channel.call(request, wait=wait)
         except ChannelError as exc:
             raise self._diagnose(sandbox_id, rec, exc) from exc
         finally:
