@@ -62,6 +62,8 @@ def compiled_dataset(src: Path, out_dir: Path) -> Path:
     out = out_dir / "tasks.jsonl"
     subprocess.run([sys.executable, "-c", COMPILE, str(out)], cwd=src, check=True)
     return out
+
+
 SKIPPED_DIRS = {"__pycache__", "build", "dist", "outputs"}
 
 
