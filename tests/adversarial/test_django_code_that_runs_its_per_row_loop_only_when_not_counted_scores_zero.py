@@ -10,6 +10,11 @@ task. Now every statement of every graded test is counted the same way, below Dj
 query audit's hook (families/django_spans.py): Django's debug cursor stays off and its log
 empty, no signature holds a budget fixture and no source a budget block, so the loop runs and
 the budget catches it.
+
+The second attack goes for the count itself: the deliverable reads the key of the statement it
+runs in from the test's source, ends that statement's span before its loop and starts it again
+after, so the count it leaves covers nothing. Only a frozen test's own frame may start or end a
+span (query_audit.py), so that is tampering.
 """
 
 from __future__ import annotations
@@ -90,3 +95,48 @@ async def test_a_deliverable_that_loops_per_row_only_when_it_sees_no_count_score
     assert grade.scoring_error is None, grade.scoring_error
     assert grade.score == 0.0 and not grade.tampered, grade.reason
     assert "over the query budget" in grade.reason, grade.reason  # its results are right: only the count fails
+
+
+SPAN_ENDED_AROUND_THE_LOOP = """
+import linecache
+import re
+import sys
+
+from observations import span
+
+
+def _key():
+    frame = sys._getframe(2)
+    lines = linecache.getlines(frame.f_code.co_filename)
+    for line in reversed(lines[: frame.f_lineno]):
+        found = re.search(r"_span\\('([0-9a-f]{16})'\\)", line)
+        if found:
+            return found.group(1)
+    return None
+
+
+@@NAIVE@@
+
+_per_row = post_activity
+
+
+def post_activity():
+    key = _key()
+    if key is not None:
+        span(key).__exit__(None, None, None)
+    rows = _per_row()
+    if key is not None:
+        span(key).__enter__()
+    return rows
+"""
+
+
+async def test_a_deliverable_that_ends_and_restarts_its_statements_count_around_its_loop_is_tampering(backend, image):
+    task = FAMILY.compile_task(TASK)
+    naive = VERIFIER.solution_files(TASK, "naive")[MODULE]
+    module = SPAN_ENDED_AROUND_THE_LOOP.replace("@@NAIVE@@", naive)
+    reference = VERIFIER.solution_files(TASK, "reference")
+    grade = await grade_final(task, {"files": {**reference, MODULE: module}}, Grader(backend, image, 60))
+    assert grade.scoring_error is None, grade.scoring_error
+    assert grade.score == 0.0 and grade.tampered, grade.reason
+    assert "none of the frozen tests" in grade.reason, grade.reason

@@ -459,7 +459,8 @@ class Guard:
                 pass
         for name in WATCHED_MODULES:
             importlib.import_module(name)
-        query_audit.install(self._raise)  # every statement counted, by a hook nothing can remove
+        # every statement counted, by a hook nothing can remove; only the frozen tests may start a count
+        query_audit.install(self._raise, Guard.register_tests.__code__)
         for name in WATCHED_MODULES:
             module = sys.modules[name]
             for attr, value in list(vars(module).items()):
@@ -651,6 +652,16 @@ class Guard:
         self.session = session
         self.pluginmanager = session.config.pluginmanager
 
+    def register_tests(self) -> None:
+        """Name the collected tests' code objects to the query audit, once: only they start and end counted statements."""
+        codes = set()
+        for parts in self.items.values():
+            fn = _test_function(parts[0])
+            while isinstance(fn, types.FunctionType):
+                codes.add(fn.__code__)
+                fn = fn.__dict__.get("__wrapped__")
+        sys.audit("websandbox.tests", frozenset(codes))
+
     def pytest_collection_finish(self, session: Any) -> None:
         self.session = session
         for item in session.items:
@@ -662,6 +673,7 @@ class Guard:
                     if bound is not self.watched[f"observations:{name.lstrip('_')}"][0]:
                         self.alarm(f"{module.__name__}.{name} is not the grader's {name.lstrip('_')}")
                     self._watch(f"{module.__name__}:{name}", bound, functools.partial(_entry, vars(module), name))
+        self.register_tests()
         self.check()
 
     def pytest_runtest_logreport(self, report: Any) -> None:

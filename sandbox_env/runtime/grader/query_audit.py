@@ -31,9 +31,12 @@ The hook
   tampering: the grading process has one test database and Django reaches it;
 - counts the statements of every counted statement of a frozen test (`observations.span`, the
   query budgets: families/django_spans.py): only the span's own code may report where one
-  starts and ends, and at its end the hook hands the span its count, which the span sends to
-  the host as an observation; a span restarted inside itself, or ended without having
-  started, is tampering. Django's debug cursor and query log play no part, so code under
+  starts and ends, and only when a frozen test's own frame calls it (the guard names the
+  tests' code objects once, after collection, from its own code: `register_tests`), and at its
+  end the hook hands the span its count, which the span sends to the host as an observation; a
+  span restarted inside itself, ended without having started, or started or ended by any other
+  code (a deliverable that ends its statement's span before its N+1 loop and starts it again
+  after) is tampering. Django's debug cursor and query log play no part, so code under
   test cannot see from them whether it is measured;
 - compares, at the end of every CaptureQueriesContext (which Django's own budgets use; the wrappers
   below report its start and end, and the hook accepts those reports only from the wrappers'
@@ -153,8 +156,12 @@ def wrap_get_new_connection(database_wrapper: type, audit: Any = _audit) -> Any:
     return get_new_connection.__code__
 
 
-def install(alarm: Any) -> None:
+def install(alarm: Any, registrar: Any = None) -> None:
     """Add the hook; `alarm(problem)` reports a finding and must not depend on what the code under test can reach.
+
+    `registrar`: the code object of the one function that may tell the hook, once, which code
+    objects are the frozen tests' (`register_tests`); only a frame running one of them may
+    start or end a counted statement.
 
     Everything the hook uses is bound here, so that rebinding a name of this module (or a builtin)
     later changes nothing it does.
@@ -177,6 +184,8 @@ def install(alarm: Any) -> None:
     window_codes = frozenset(WINDOW_CODES)
     span_codes = frozenset((observations.span.__enter__.__code__, observations.span.__exit__.__code__))
     spans: dict[Any, int] = {}  # an open span's key: statements before it
+    tests: set[Any] = set()  # the frozen tests' code objects, told once by `registrar`
+    told = [False]
     forbidden = dict(FORBIDDEN)
     uncounted, trigger, quote_only = UNCOUNTED, TRIGGER.match, QUOTE_ONLY.match
     serialize, process_memory = SERIALIZE.match, PROCESS_MEMORY.match
@@ -318,6 +327,10 @@ def install(alarm: Any) -> None:
         if frame is None or frame.f_code not in span_codes:
             alarm("a counted statement's start or end was reported by other code")
             return
+        outer = frame.f_back
+        if outer is None or outer.f_code not in tests:  # a span the code under test made or ended itself
+            alarm("a counted statement was started or ended by code that is none of the frozen tests")
+            return
         if what == "enter":
             if key in spans:
                 alarm("a counted statement was restarted inside itself")
@@ -329,6 +342,14 @@ def install(alarm: Any) -> None:
             return
         if _type(box) is _list:
             box.append(total[0] - start)
+
+    def on_tests(codes: Any) -> None:
+        frame = caller()
+        if told[0] or frame is None or frame.f_code is not registrar or _type(codes) is not frozenset:
+            alarm("the frozen tests' code was named by other code, or twice")
+            return
+        told[0] = True
+        tests.update(codes)
 
     def hook(event: str, args: tuple) -> None:
         if untraced and event != "sqlite3.connect/handle":
@@ -349,6 +370,8 @@ def install(alarm: Any) -> None:
             on_window(*args)
         elif event == "websandbox.span":
             on_span(*args)
+        elif event == "websandbox.tests":
+            on_tests(*args)
         elif event == "websandbox.traced":
             if not is_kept(args[0]) or _any(c is args[0] for c in untraced):
                 alarm("a database connection was opened without the statement trace")
@@ -357,7 +380,7 @@ def install(alarm: Any) -> None:
         elif event in forbidden:
             alarm(f"the code under test {forbidden[event]} ({event})")
 
-    own = frozenset(f.__code__ for f in (hook, on_window, on_span, on_handle, opened_by_django, caller, trace_untraced))
+    own = frozenset(f.__code__ for f in (hook, on_window, on_span, on_tests, on_handle, opened_by_django, caller, trace_untraced))
     sys.addaudithook(hook)
 
 
