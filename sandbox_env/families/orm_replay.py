@@ -53,7 +53,8 @@ from sandbox_env.families.base import TaskRow
 from sandbox_env.families.orm_compare import compare, decode_result
 from sandbox_env.families.orm_session import SESSION_DB, SESSION_ENV, image_db, session_preamble
 from sandbox_env.grading.runs import Grader
-from sandbox_env.sandbox import Sandbox
+from sandbox_env.sandbox import Sandbox, SandboxError, SandboxStarved
+from sandbox_env.sandbox.blame import LIMIT_WINDOW, limits_hit
 
 WORLDS = 2  # grading worlds a grade needs
 CANDIDATES = 4  # drawn at most per grading: a world whose reference rows depend on storage order is not used
@@ -207,6 +208,21 @@ async def _submission_result(
         if not after_submission:
             raise
         return None, f"after the submission's cells ran in this sandbox, {exc}"
+    except SandboxError as exc:  # the agent could not do the harness's part: whose doing, by the host's evidence
+        own = None if isinstance(exc, SandboxStarved) or not after_submission else _pushed(sb)
+        if own is None:
+            raise
+        return None, f"after the submission's cells ran in this sandbox, {exc}: {own}"
+
+
+def _pushed(sb: Sandbox) -> str | None:
+    """What the sandbox's own processes did against its limits lately (a pid bomb the cells left), or None.
+
+    A fresh grading sandbox runs nothing of the submission's before its cells, so once they ran,
+    processes that hold its pids or memory at their limit are theirs: the session that cannot
+    start over the next world is the submission's 0.0, not a harness fault (blame.limits_hit).
+    """
+    return limits_hit(sb.backend.recent_usage(sb.id, LIMIT_WINDOW))
 
 
 async def _run_cells(sb: Sandbox, db: str, cells: list[str], files: dict[str, str], setup: str | None) -> Any:

@@ -156,3 +156,15 @@ FILL_TMP = {
 async def test_a_session_whose_restart_cannot_copy_its_database_is_the_submissions_zero(backend, image):
     run = await _play(backend, image, [FILL_TMP, END_THE_SESSION, A_CELL, ANSWER])
     assert run.grade.score == 0.0 and run.grade.scoring_error is None, run.grade.reason
+
+
+async def test_a_pid_bomb_left_by_the_cells_is_never_a_harness_fault_when_grading_runs_them_again(backend, image):
+    # The rollout's session survives the bomb and the answer runs; grading runs the cells again over
+    # its worlds in one sandbox, where the bomb may hold every pid before the next world's session can
+    # start (the agent's standby process may also be there to start it): either the answer's 1.0, or,
+    # by the host's evidence (its processes at the pids limit), the submission's 0.0. Never a scoring
+    # error: that was a wrong answer's way out of its zero (seen in CI before the evidence was read).
+    for _ in range(3):
+        run = await _play(backend, image, [HOLD_EVERY_PID, ANSWER])
+        assert run.grade.scoring_error is None, run.grade.reason
+        assert run.grade.score == 1.0 or "after the submission's cells ran in this sandbox" in run.grade.reason, run.grade.reason
