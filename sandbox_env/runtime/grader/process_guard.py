@@ -273,13 +273,6 @@ def _fence_program(machine: str, own_pid: int, protected: set[int]) -> list[tupl
         (_JEQ, "fcntl", None, a.fcntl),
         (_JEQ, "ioctl", None, a.ioctl),
         (_RET, 0, 0, _RET_ALLOW),
-        "signal",  # a pid (or thread id) above 0 that is none of the harness's (0, a group or -1 reach others)
-        (_LD_ABS, 0, 0, _ARG0),
-        (_JEQ, "deny", None, 0),
-        (_JGE, "deny", None, NEGATIVE),
-        # each protected id refused on the spot (a short jump whatever the number of ids)
-        *[step for tid in sorted(protected) for step in ((_JEQ, 0, 1, tid), (_RET, 0, 0, _RET_EPERM))],
-        (_RET, 0, 0, _RET_ALLOW),
         "self",  # a pid argument: 0 (the caller) or this process
         (_LD_ABS, 0, 0, _ARG0),
         (_JEQ, "allow", None, 0),
@@ -302,10 +295,21 @@ def _fence_program(machine: str, own_pid: int, protected: set[int]) -> list[tupl
         (_LD_ABS, 0, 0, _ARG1),
         (_JEQ, "deny", None, FIOSETOWN),
         (_JEQ, "deny", "allow", SIOCSPGRP),
-        "allow",  # every jump goes forward: the verdicts come last
+        "allow",  # every jump goes forward: the verdicts come after the checks that jump to them
         (_RET, 0, 0, _RET_ALLOW),
         "deny",
         (_RET, 0, 0, _RET_EPERM),
+        # Last, so that no jump crosses it however many ids it lists (a jump's offset is one byte):
+        # a pid (or thread id) above 0 that is none of the harness's (0, a group or -1 reach others),
+        # every verdict returned on the spot.
+        "signal",
+        (_LD_ABS, 0, 0, _ARG0),
+        (_JEQ, 0, 1, 0),
+        (_RET, 0, 0, _RET_EPERM),
+        (_JGE, 0, 1, NEGATIVE),
+        (_RET, 0, 0, _RET_EPERM),
+        *[step for tid in sorted(protected) for step in ((_JEQ, 0, 1, tid), (_RET, 0, 0, _RET_EPERM))],
+        (_RET, 0, 0, _RET_ALLOW),
     ]
     labels, code = {}, []
     for item in prog:
