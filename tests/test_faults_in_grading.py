@@ -57,7 +57,7 @@ pytestmark = pytest.mark.docker
 
 TASKS = {"fastapi": "fastapi_path_order", "django": "dj01", "smoke": "smoke_hello"}
 GRADING_LIMIT = 60  # seconds a grading run may take; generous, the machine is loaded
-STARVED_LIMIT = 8  # seconds of the sandbox's own time: a starved run waits GRADING_BACKSTOP_FACTOR of them
+STARVED_LIMIT = 4  # seconds of the sandbox's own time: a starved run waits GRADING_BACKSTOP_FACTOR of them
 
 
 def reference(family: str):
