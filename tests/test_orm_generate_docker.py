@@ -52,7 +52,7 @@ def _two_of_every_named_shape() -> list[dict]:
     """Two pre-screened candidates of each shape the mixed stream never draws (a union among the set operations)."""
     out = []
     for shape in NAMED_SHAPES:
-        found = candidates(seed=22, count=12, shape=shape, seeded=True, log=lambda *_: None)
+        found = candidates(seed=22, count=40 if shape == "setop" else 12, shape=shape, seeded=True, log=lambda *_: None)
         unions = [c for c in found if c["q"].compound is not None and c["q"].compound.op == "union"]
         out += (unions[:1] + [c for c in found if c not in unions[:1]])[:2]
     return out

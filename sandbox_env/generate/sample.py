@@ -24,7 +24,8 @@ often bounded on it).
 exist, 2 to 40 of them, under 75 % of the universe, the first ordering key ties somewhere (or
 the tiebreak would be untestable), and every ablation (one predicate, the exclude, the having,
 the top-N or the top-k removed) gives other rows, and so does every mutation the ORM mutants
-make (`tree_mutants`, the evaluator's preview of verify/mutants.py). A row number's preview is a
+make (`tree_mutants`, the evaluator's preview of verify/mutants.py) and every mistake of a rule
+the spec states (traps.py: a variant that does not test a stated rule does not serve the task). A row number's preview is a
 rank or dense rank over the window's order without its tiebreak (mutants.op_rank: the swap alone
 would be equivalent), so a row-number candidate passes only on a world whose rows tie inside a
 partition among the rows it numbers, where ties sharing a number change the positions or let
@@ -41,6 +42,7 @@ from typing import Any
 from sandbox_env.generate import SHAPE_NAMES, schema
 from sandbox_env.generate.evaluate import Evaluator, evaluate, value_at
 from sandbox_env.generate.fixture import VARIANTS, is_seeded, world
+from sandbox_env.generate.traps import trap_mistakes
 from sandbox_env.generate.tree import (
     Agg,
     And,
@@ -813,7 +815,21 @@ def screen_variant(q: Query, variant: int) -> tuple[list[list[Any]] | None, str]
                 return None, "a mutation gives the same rows"
         except (TypeError, KeyError, ValueError, ZeroDivisionError):
             continue
+    kind = unseparated_trap(q, w, rows)
+    if kind is not None:
+        return None, f"the data does not test a stated rule ({kind}): its mistake gives the same rows"
     return rows, "ok"
+
+
+def unseparated_trap(q: Query, w, rows: list[list[Any]]) -> str | None:
+    """The kind of the first stated rule whose mistake (traps.py) gives `rows` on world `w`, or None."""
+    for kind, m in trap_mistakes(q):
+        try:
+            if evaluate(m, w) == rows:
+                return kind
+        except (TypeError, KeyError, ValueError, ZeroDivisionError):
+            continue
+    return None
 
 
 def _hashable(v: Any) -> Any:

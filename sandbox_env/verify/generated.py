@@ -3,7 +3,8 @@
 For every fixture variant, one container rebuilds the variant's database from scratch (its
 digest must equal the image's copy) and runs, in one Python program of the image (Django,
 the fixture's models, the session's preamble), every candidate's reference and every mutant
-that verify/mutants.py's orm operators make of it, each cell in a fresh copy of the
+that verify/mutants.py's orm operators make of it, and the mistake of every rule its spec
+states (generate/traps.py, rendered to ORM code as the reference is), each cell in a fresh copy of the
 preamble's namespace; a second container does the same for the references over a build whose
 drawn rows are inserted in the opposite order. Rows come back as JSON.
 
@@ -44,6 +45,7 @@ from sandbox_env.generate.measure import category, difficulty, measures
 from sandbox_env.generate.render_orm import render_orm
 from sandbox_env.generate.render_spec import render_spec
 from sandbox_env.generate.sample import candidate, screen_variant
+from sandbox_env.generate.traps import trap_mistakes
 from sandbox_env.generate.tree import Query, canonical, signature, tree_hash
 from sandbox_env.sandbox import SandboxBackend
 from sandbox_env.verify.mutants import ORM_OPERATORS, Context, generate, related_names_of
@@ -110,9 +112,16 @@ def same_rows(a: list[list[Any]], b: list[list[Any]]) -> bool:
     return True
 
 
-def mutants_of(code: str) -> dict[str, str]:
+def mutants_of(code: str, q: Query | None = None) -> dict[str, str]:
+    """The ORM operators' mutants of the reference, and (given its tree) each stated rule's mistake rendered as ORM code."""
     ctx = Context(related_names_of(MODELS_PY.read_text()))
-    return {m.name: m.source for m in generate(code, ORM_OPERATORS, ctx)}
+    out = {m.name: m.source for m in generate(code, ORM_OPERATORS, ctx)}
+    for i, (kind, mistake) in enumerate(trap_mistakes(q) if q is not None else []):
+        try:
+            out[f"trap:{kind}#{i}"] = render_orm(mistake)
+        except TypeError:  # no ORM form (a range inside one related row's conditions): the evaluator's screen holds it
+            continue
+    return out
 
 
 async def run_cells(backend: SandboxBackend, image: str, variant: int, reverse: bool, cells: dict[str, str]) -> dict[str, Any]:
@@ -191,7 +200,7 @@ def candidates(
                 screened=screened,
                 code=code,
                 spec=spec,
-                mutants=mutants_of(code),
+                mutants=mutants_of(code, q),
                 index=i - 1,
                 draw_fixture=draw_fixture,
             )
@@ -347,26 +356,41 @@ def candidates_from_records(records: list[dict[str, Any]]) -> list[dict[str, Any
                 screened={int(k): v for k, v in r["variants"].items()},
                 code=r["reference"],
                 spec={k: r[k] for k in ("title", "spec", "columns", "order", "traps")},
-                mutants=mutants_of(r["reference"]),
+                mutants=mutants_of(r["reference"], q),
             )
         )
     return out
 
 
-async def reverify(backend: SandboxBackend, image: str, records: list[dict[str, Any]], concurrency: int = 2, log=print):
-    """Every stored task again through the image: {task_id: {variant: why it no longer admits it}} (empty: all hold)."""
+def host_problems(records: list[dict[str, Any]]) -> dict[str, dict[int, str]]:
+    """The checks of the stored tasks that need no container: on every stored variant the evaluator still gives the
+    stored rows, and every mistake of a rule the spec states (generate/traps.py) gives other rows."""
     from sandbox_env.generate.evaluate import evaluate
     from sandbox_env.generate.fixture import world
+    from sandbox_env.generate.sample import unseparated_trap
+    from sandbox_env.generate.tree import from_canonical
 
+    problems: dict[str, dict[int, str]] = {}
+    for r in records:
+        q, why = from_canonical(r["tree"]), {}
+        for v, rows in ((int(k), rows) for k, rows in r["variants"].items()):
+            w = world(v)
+            if not same_rows(evaluate(q, w), rows):
+                why[v] = "the evaluator now gives other rows"
+            elif (kind := unseparated_trap(q, w, evaluate(q, w))) is not None:
+                why[v] = f"the data does not test a stated rule ({kind}): its mistake gives the same rows"
+        problems[r["task_id"]] = why
+    return problems
+
+
+async def reverify(backend: SandboxBackend, image: str, records: list[dict[str, Any]], concurrency: int = 2, log=print):
+    """Every stored task again through the image: {task_id: {variant: why it no longer admits it}} (empty: all hold)."""
     cands = candidates_from_records(records)
     results = await execute(backend, image, cands, concurrency, log=log)
-    problems: dict[str, dict[int, str]] = {}
+    problems = host_problems(records)
     for n, (c, r) in enumerate(zip(cands, records, strict=True)):
         _, why = admit(n, c, results)
-        for v in c["screened"]:
-            if not same_rows(evaluate(c["q"], world(v)), c["screened"][v]):
-                why.setdefault(v, "the evaluator now gives other rows")
-        problems[r["task_id"]] = why
+        problems[r["task_id"]] = {**why, **problems[r["task_id"]]}
     return problems
 
 
@@ -389,23 +413,38 @@ def pruned(records: list[dict[str, Any]], problems: dict[str, dict[int, str]]) -
     return kept, removed
 
 
-def main_reverify(task_ids: set[str] | None = None, concurrency: int = 2, prune: bool = False) -> int:
+def _prune_repairs_of(removed: set[str]) -> int:
+    """Remove the stored repair tasks made from removed tasks (a repair is graded over its base task's rows)."""
+    from sandbox_env.generate import repair_store
+
+    records = repair_store.read()
+    kept = [r for r in records if r["base_task"] not in removed]
+    if len(kept) != len(records):
+        repair_store.write(repair_store.REPAIR_FILE, kept)
+    return len(records) - len(kept)
+
+
+def main_reverify(task_ids: set[str] | None = None, concurrency: int = 2, prune: bool = False, host_only: bool = False) -> int:
     """build_tasks.py --verify for generated tasks: every stored one (or those named) verified again.
 
     `prune`: write the store back with the variants that fail left out (and a task with too few
-    left removed); the run then succeeds when the rest holds.
+    left removed); the run then succeeds when the rest holds. `host_only`: only the checks that need
+    no container (host_problems), in seconds.
     """
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
     everything = store.read()
     records = [r for r in everything if task_ids is None or r["task_id"] in task_ids]
-    backend = make_backend()
     t0 = time.perf_counter()
-    try:
-        problems = asyncio.run(reverify(backend, ensure_image(), records, concurrency))
-    finally:
-        backend.teardown()
+    if host_only:
+        problems = host_problems(records)
+    else:
+        backend = make_backend()
+        try:
+            problems = asyncio.run(reverify(backend, ensure_image(), records, concurrency))
+        finally:
+            backend.teardown()
     failing = {k: v for k, v in problems.items() if v}
     for task_id, bad in sorted(failing.items()):
         print(f"  {task_id} FAIL: {'; '.join(f'variant {v}: {w}' for v, w in sorted(bad.items()))[:300]}")
@@ -416,9 +455,11 @@ def main_reverify(task_ids: set[str] | None = None, concurrency: int = 2, prune:
     if prune and failing:
         kept, removed = pruned(everything, failing)
         store.write(store.GENERATED_FILE, kept)
+        repairs = _prune_repairs_of(set(removed))
         print(
             f"pruned: {len(failing) - len(removed)} tasks keep their other variants, {len(removed)} removed "
-            f"({', '.join(removed) or 'none'}); {len(kept)} stored. Run `python build_tasks.py` to recompile the dataset."
+            f"({', '.join(removed) or 'none'}) with {repairs} repair tasks made from them; {len(kept)} stored. "
+            "Run `python build_tasks.py` to recompile the dataset."
         )
         return 0
     return 1 if failing else 0
@@ -431,8 +472,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--task", action="append", help="only this task id (repeatable)")
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--prune", action="store_true", help="leave out the variants that fail (and tasks left with too few)")
+    ap.add_argument("--host-only", action="store_true", help="only the checks that need no container (the evaluator's)")
     args = ap.parse_args(argv)
-    return main_reverify(set(args.task) if args.task else None, args.concurrency, prune=args.prune)
+    return main_reverify(set(args.task) if args.task else None, args.concurrency, args.prune, args.host_only)
 
 
 if __name__ == "__main__":

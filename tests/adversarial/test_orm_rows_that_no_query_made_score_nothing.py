@@ -24,7 +24,7 @@ from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker
 
-HAND, GENERATED, REPAIR = "orm_adv_01", "orm_gen_0025bb63ab44", "orm_adv_01_fix_0c413af4ce4c"
+HAND, GENERATED, REPAIR = "orm_adv_01", "orm_gen_00ff3262ff4d", "orm_adv_01_fix_0c413af4ce4c"
 REPAIR_FILE = "/workspace/query.py"
 
 

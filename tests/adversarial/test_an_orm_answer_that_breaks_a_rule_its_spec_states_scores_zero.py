@@ -1,0 +1,46 @@
+"""An orm answer that breaks a rule its spec states scores 0, whichever variant its rollout draws.
+
+The class: a policy that reads a stated rule carelessly (an author with no books left out of
+"every one of its books ...", a missing value taken for a match, letter case ignored, a range's
+ends excluded, a distinct count counted with repeats). On a variant whose data cannot tell the
+mistake apart it would score 1.0 on one task and 0.0 on another that states the same rule:
+noise exactly where the rule is stated. Each mistake is generate/traps.py's, rendered to ORM code
+as a model would write it, and graded through a real rollout and grading.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox_env.dataset import load_rows
+from sandbox_env.families.base import TaskRow
+from sandbox_env.generate import store
+from sandbox_env.generate.render_orm import render_orm
+from sandbox_env.generate.traps import trap_mistakes
+from sandbox_env.generate.tree import from_canonical
+from sandbox_env.verify.scripted import scripted_rollout
+
+pytestmark = pytest.mark.docker
+
+KINDS = ("vacuous", "null", "case", "bound", "fan_out")
+
+
+def _mistake(kind: str) -> tuple[TaskRow, str]:
+    """The first stored train task that states a rule of this kind, and its mistake as one cell."""
+    for record in store.read():
+        if record["split"] != "train":
+            continue
+        for k, mistake in trap_mistakes(from_canonical(record["tree"])):
+            if k == kind:
+                info = next(r["info"] for r in load_rows() if r["info"]["task_id"] == record["task_id"])
+                return TaskRow.from_info(info), render_orm(mistake)
+    raise AssertionError(f"no stored task states a rule of kind {kind}")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_the_mistake_a_stated_rule_invites_scores_zero(backend, image, kind):
+    task, cell = _mistake(kind)
+    run = await scripted_rollout(backend, image, task, [{"tool": "execute_code", "args": {"code": cell}}])
+    assert run.grade.scoring_error is None, run.grade.scoring_error
+    assert run.grade.score == 0.0, (kind, task.task_id, run.grade.reason)
+    assert "result" in cell and run.final.get("result") is not None, "the mistake ran and left rows: it was made"
