@@ -94,8 +94,11 @@ def test_every_rollout_has_a_row_and_each_family_a_line(browser, report):
     assert len(css(browser, "tr.rollout")) == 8
     assert browser.find_element("id", "count").text == "8 rollouts"
     lines = [[td.text for td in tr.find_elements("css selector", "td")] for tr in css(browser, "#families tbody tr")]
-    assert lines[0] == ["django", "2", "0", "0", "0", "0", "1", "0"]
-    assert lines[2] == ["orm", "4", "0.25", "0.333", "1", "0", "0", "1 (ModelError -> InternalServerError)"]
+    assert lines[0] == ["django", "2", "0", "0", "0 – 0", "0", "0", "1", "0"]
+    assert lines[2][:4] == ["orm", "4", "0.25", "0.333"]
+    low, high = (float(x) for x in lines[2][4].split(" – "))  # the 95 % interval holds the mean
+    assert low <= 0.25 <= high and low < high
+    assert lines[2][5:] == ["1", "0", "0", "1 (ModelError -> InternalServerError)"]
     assert lines[-1][:2] == ["all", "8"]
     assert "1 problem(s) reading this run" in browser.find_element("id", "run-meta").text
     assert console_errors(browser) == []

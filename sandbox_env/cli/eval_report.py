@@ -49,7 +49,8 @@ def print_table(rows: list[dict[str, Any]], title: str) -> None:
         return "–" if x is None else f"{x:.3f}"
 
     table = Table(title=title)
-    cols = ("family", "rollouts", "mean reward", "mean, finished", "reward 1.0", "scoring errors", "tampered", "errored")
+    cols = ("family", "rollouts", "mean reward", "mean, finished", "95 % interval", "reward 1.0", "scoring errors",
+            "tampered", "errored")  # fmt: skip
     for col in cols:
         table.add_column(col, justify="left" if col in ("family", "errored") else "right")
     for r in rows:
@@ -58,6 +59,7 @@ def print_table(rows: list[dict[str, Any]], title: str) -> None:
             str(r["rollouts"]),
             reward(r["mean_reward"]),
             reward(r["mean_finished"]),
+            "–" if r["ci_low"] is None else f"{r['ci_low']:.3f} – {r['ci_high']:.3f}",
             str(r["perfect"]),
             str(r["scoring_errors"]),
             str(r["tampered"]),

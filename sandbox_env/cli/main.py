@@ -404,6 +404,12 @@ def _view_write(args: argparse.Namespace, show_it: bool = True) -> int:
     return show(out, args.mode, run_dir) if show_it else 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from sandbox_env.cli.report import cmd_report
+
+    return cmd_report(args)
+
+
 def cmd_stage_push(args: argparse.Namespace) -> int:
     """Stage a self-contained environment folder for `prime env push` (sandbox_env/cli/hub.py)."""
     from sandbox_env.cli.hub import content_hash, stage
@@ -582,6 +588,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("dir", type=Path, metavar="DIR", help="a new or empty folder outside environments/websandbox")
     p.set_defaults(func=cmd_stage_push)
+
+    p = sub.add_parser(
+        "report",
+        help="a saved run's score with its 95 % interval, per family, difficulty and category; --compare BASE",
+        description="Prints a run's score (the mean over tasks) with a 95 % bootstrap interval (over tasks, and over "
+        "rollouts when a task has several), overall and per family, difficulty and category, with pass@k and avg@k "
+        "when every task has k > 1 rollouts; with --compare, the paired difference to another run and whether it "
+        "is larger than their noise.",
+    )
+    p.add_argument("run_dir", nargs="?", type=Path, help="a run folder (either stack); default: the newest run")
+    p.add_argument("--compare", type=Path, metavar="BASE", help="a run of the same tasks to compare against")
+    p.add_argument("--json", action="store_true", help="the same figures as JSON, for scripts")
+    p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser(
         "view",

@@ -10,7 +10,8 @@ error, a harness fault, a sandbox that never became ready). It still carries wha
 reward the rubric made of the state it reached, so a mean over every rollout mixes wrong
 answers with conversations that never finished: `mean_finished` is the mean over the
 rollouts that did not error, None when none finished. `error_kinds` counts the errored
-rollouts by kind, commonest first.
+rollouts by kind, commonest first. `ci_low` and `ci_high` bound the score's 95 % interval
+(scores.py: a bootstrap over tasks, and over rollouts where a task has several).
 """
 
 from __future__ import annotations
@@ -18,11 +19,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from sandbox_env.viewer.scores import interval, task_rewards
+
 COLUMNS = (
     "family",
     "rollouts",
     "mean_reward",
     "mean_finished",
+    "ci_low",
+    "ci_high",
     "perfect",
     "scoring_errors",
     "tampered",
@@ -39,11 +44,14 @@ def _row(family: str, rollouts: list[dict[str, Any]]) -> dict[str, Any]:
     rewards = [r["reward"] for r in rollouts if r["reward"] is not None]
     finished = [r["reward"] for r in rollouts if r["reward"] is not None and not r["error"]]
     kinds = Counter(r.get("error_kind") or "error" for r in rollouts if r["error"])
+    est = interval(task_rewards(rollouts))
     return {
         "family": family,
         "rollouts": len(rollouts),
         "mean_reward": _mean(rewards),
         "mean_finished": _mean(finished),
+        "ci_low": est[1] if est else None,  # the 95 % interval of the task-balanced score (scores.py)
+        "ci_high": est[2] if est else None,
         "perfect": sum(1 for x in rewards if x == 1.0),
         "scoring_errors": sum(1 for r in rollouts if r["scoring_error"]),
         "tampered": sum(1 for r in rollouts if r["tampered"]),

@@ -89,7 +89,7 @@
     var t = $("families");
     t.textContent = "";
     var cols = [["family", "family"], ["rollouts", "rollouts"], ["mean_reward", "mean reward"],
-      ["mean_finished", "mean reward, finished"], ["perfect", "reward 1.0"],
+      ["mean_finished", "mean reward, finished"], ["ci", "95 % interval"], ["perfect", "reward 1.0"],
       ["scoring_errors", "scoring errors"], ["tampered", "tampered"], ["errored", "errored"]];
     var head = el("tr", "");
     cols.forEach(function (c) { head.append(el("th", "", c[1])); });
@@ -99,7 +99,8 @@
       var tr = el("tr", row.family === "all" ? "total" : "");
       cols.forEach(function (c) {
         var v = row[c[0]];
-        var text = c[0] === "mean_reward" || c[0] === "mean_finished" ? fmtReward(v) : c[0] === "errored" ? erroredCell(row) : v;
+        var text = c[0] === "mean_reward" || c[0] === "mean_finished" ? fmtReward(v) : c[0] === "errored" ? erroredCell(row)
+          : c[0] === "ci" ? (row.ci_low === null || row.ci_low === undefined ? "–" : fmtReward(row.ci_low) + " – " + fmtReward(row.ci_high)) : v;
         var td = el("td", c[0] === "family" ? "" : "num", text);
         if ((c[0] === "scoring_errors" || c[0] === "tampered" || c[0] === "errored") && v > 0) td.classList.add("bad");
         tr.append(td);
