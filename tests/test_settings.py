@@ -78,3 +78,19 @@ def test_the_backend_setting_reaches_the_image_lookup():
     with pytest.raises(RuntimeError, match="does not exist"):
         Rollouts(SandboxSettings(backend="lookup-probe", build_image=False))
     assert len(asked) == 1
+
+
+def test_an_unknown_setting_is_refused_by_name_with_the_known_ones():
+    import pytest
+
+    load_environment = importlib.import_module("websandbox").load_environment
+    with pytest.raises(TypeError, match=r"unknown setting\(s\) cpu_count; known: image, build_image"):
+        load_environment(cpu_count=2)
+
+
+def test_each_setting_is_declared_once_with_a_doc_and_both_front_doors_derive_theirs():
+    from sandbox_env.rollout.settings import config_fields
+
+    fields = config_fields()
+    assert [name for name, _ in fields.items()] == list(_settings_defaults())
+    assert all(doc.strip() for _, _, doc in fields.values())

@@ -10,14 +10,15 @@ classic `vf-eval websandbox` finds it).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+import inspect
+from typing import TYPE_CHECKING, Any
 
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import DEFAULT_SPLIT, build_dataset, load_rows, select_rows
 from sandbox_env.doors.stack import CLASSIC, V1, offered_doors
 from sandbox_env.rollout.image import ensure_image
+from sandbox_env.rollout.settings import SandboxSettings, signature_parameters, unknown_settings
 from sandbox_env.sandbox.pool import default_pool_size
-from sandbox_env.sandbox.registry import DEFAULT_BACKEND
 
 if TYPE_CHECKING:
     import verifiers as vf
@@ -44,39 +45,28 @@ def load_environment(
     task_ids: list[str] | None = None,
     split: str = DEFAULT_SPLIT,
     max_turns: int | None = None,
-    timeout_seconds: float = DEFAULTS.timeout_seconds,
-    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds,
-    output_cap: int = DEFAULTS.output_cap,
-    image: str | None = None,
-    build_image: bool = True,
-    backend: str = DEFAULT_BACKEND,
-    cpus: float = DEFAULTS.cpus,
-    memory_mb: int = DEFAULTS.memory_mb,
-    pids_limit: int = DEFAULTS.pids_limit,
-    workspace_mb: int = DEFAULTS.workspace_mb,
-    tmp_mb: int = DEFAULTS.tmp_mb,
-    network: bool = DEFAULTS.network,
-    pool_size: int | None = None,
-    max_sandboxes: int | None = None,
-    require_evidence: bool = False,
     rollout_timeout_seconds: float | None = None,
     system_prompt: str | None = None,
+    **settings: Any,
 ) -> vf.Environment:
-    """Build the classic environment; every argument is documented in this folder's README."""
-    arguments = dict(locals())
+    """Build the classic environment; every argument is documented in this folder's README.
+
+    `settings`: any of the sandbox settings (sandbox_env/rollout/settings.py, each with its default); the
+    signature below lists them, derived from that one list.
+    """
+    unknown_settings(settings)
     if CLASSIC not in offered_doors():
         raise RuntimeError(f"load_environment is the classic front door (verifiers 0.3.x); {V1_HINT}")
     from sandbox_env.doors.classic import WebSandboxClassicEnv
-    from sandbox_env.rollout.core import SandboxSettings
 
     rows = select_rows(load_rows(), family=family, difficulty=difficulty, category=category, task_ids=task_ids, split=split)
     if max_turns is None:
         families = {r["info"]["family"] for r in rows}
         max_turns = max(DEFAULT_MAX_TURNS.get(f, DEFAULTS.max_turns) for f in families)
     tasks = build_dataset(rows)
-    knobs = {f.name: arguments[f.name] for f in dataclasses.fields(SandboxSettings)}  # the same names in both
-    knobs["image"] = image or ensure_image(build_if_missing=build_image, backend=backend)
-    knobs["pool_size"] = default_pool_size() if pool_size is None else pool_size
+    knobs = dataclasses.asdict(SandboxSettings(**settings))
+    knobs["image"] = knobs["image"] or ensure_image(build_if_missing=knobs["build_image"], backend=knobs["backend"])
+    knobs["pool_size"] = default_pool_size() if knobs["pool_size"] is None else knobs["pool_size"]
     settings = SandboxSettings(**knobs)
     return WebSandboxClassicEnv(
         dataset=tasks,  # the same tasks train and evaluate: vf-eval reads eval_dataset,
@@ -86,3 +76,14 @@ def load_environment(
         system_prompt=system_prompt,  # None: the default, which states the tools' limits
         timeout_seconds=rollout_timeout_seconds,
     )
+
+
+def _signature_with_settings(fn):
+    """`fn`'s signature with its `**settings` spelled out as the settings' keyword arguments and defaults."""
+    sig = inspect.signature(fn)
+    params = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    fn.__signature__ = sig.replace(parameters=params + signature_parameters())
+    return fn
+
+
+_signature_with_settings(load_environment)

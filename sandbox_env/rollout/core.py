@@ -56,58 +56,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox_env.constants import DEFAULTS, short, tool_call_wait_seconds
+from sandbox_env.constants import short
 from sandbox_env.families import ended_before_collect, get_family, grade_final
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.grading.runs import Grader
 from sandbox_env.rollout.image import ensure_image
+from sandbox_env.rollout.settings import SandboxSettings
 from sandbox_env.rollout.tools import check_tool_args, run_tool, sandbox_replaced_message
-from sandbox_env.sandbox import Limits, Sandbox, SandboxBackend, SandboxEndedFromInside
+from sandbox_env.sandbox import Sandbox, SandboxBackend, SandboxEndedFromInside
 from sandbox_env.sandbox.pool import default_pool_size
-from sandbox_env.sandbox.registry import DEFAULT_BACKEND, make_backend
+from sandbox_env.sandbox.registry import make_backend
 
 logger = logging.getLogger("websandbox.rollout")
-
-
-@dataclass(frozen=True)
-class SandboxSettings:
-    """The one list of the knobs that shape a rollout's sandbox, its tools and its grading.
-
-    `load_environment`'s arguments and the v1 task config carry these names with these
-    defaults (tests/test_settings.py checks both); `Limits` and every time limit that
-    depends on another (`tool_call_wait_seconds`) are derived from here.
-    """
-
-    image: str | None = None
-    build_image: bool = True
-    backend: str = DEFAULT_BACKEND  # a name of sandbox/registry.py
-    cpus: float = DEFAULTS.cpus
-    memory_mb: int = DEFAULTS.memory_mb
-    pids_limit: int = DEFAULTS.pids_limit
-    workspace_mb: int = DEFAULTS.workspace_mb
-    tmp_mb: int = DEFAULTS.tmp_mb
-    network: bool = DEFAULTS.network
-    pool_size: int | None = None  # None: the classic default, no pool (sandbox/pool.py)
-    max_sandboxes: int | None = None  # None: the host's default budget (sandbox/budget.py)
-    require_evidence: bool = False  # refuse a backend that cannot prove whose a fault is (for training)
-    timeout_seconds: float = DEFAULTS.timeout_seconds  # one grading run
-    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds  # one tool call
-    output_cap: int = DEFAULTS.output_cap
-
-    @property
-    def tool_call_wait_seconds(self) -> float:
-        """How long a front door may wait for one tool call's answer (a starved call, a replacement)."""
-        return tool_call_wait_seconds(self.timeout_per_command_seconds)
-
-    def limits(self) -> Limits:
-        return Limits(
-            cpus=self.cpus,
-            memory_mb=self.memory_mb,
-            pids=self.pids_limit,
-            workspace_mb=self.workspace_mb,
-            tmp_mb=self.tmp_mb,
-            network=self.network,
-        )
 
 
 class Rollouts:

@@ -40,13 +40,12 @@ Decisions:
 from __future__ import annotations
 
 import contextvars
-import dataclasses
 import functools
 import statistics
 from collections.abc import Iterator
 
 import verifiers.v1 as vf
-from pydantic import Field
+from pydantic import Field, create_model
 
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.dataset import DEFAULT_SPLIT, load_rows, select_rows
@@ -56,8 +55,8 @@ from sandbox_env.doors.v1.bridge import bridge, stop_bridge
 from sandbox_env.doors.v1.harness import HARNESS_ID
 from sandbox_env.doors.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
 from sandbox_env.families.base import Grade, TaskRow
-from sandbox_env.rollout.core import Lease, LeaseError, SandboxSettings, close_rollouts, rollouts_for
-from sandbox_env.sandbox.registry import DEFAULT_BACKEND
+from sandbox_env.rollout.core import Lease, LeaseError, close_rollouts, rollouts_for
+from sandbox_env.rollout.settings import SandboxSettings, config_fields, setting_names
 
 DEFAULT_MAX_TURNS = {"orm": DEFAULTS.orm_max_turns}
 FALLBACK_MAX_TURNS = DEFAULTS.max_turns
@@ -95,31 +94,18 @@ class WebSandboxData(vf.TaskData):
     category: str
 
 
-class WebSandboxTaskConfig(vf.TaskConfig):
-    """The sandbox, grading and tool knobs; the classic `load_environment` arguments of the same names."""
+# The settings' fields, each with its default and doc, from the one list (rollout/settings.py)
+_SettingsConfig = create_model(
+    "WebSandboxSettingsConfig",
+    __base__=vf.TaskConfig,
+    **{name: (kind, Field(default, description=doc)) for name, (kind, default, doc) in config_fields().items()},
+)
 
-    image: str | None = None
-    """Runtime image; None = the image for the installed sources (built when missing and build_image)."""
-    build_image: bool = True
-    backend: str = DEFAULT_BACKEND
-    """The sandbox backend, by its name in sandbox_env/sandbox/registry.py."""
-    cpus: float = DEFAULTS.cpus
-    memory_mb: int = DEFAULTS.memory_mb
-    pids_limit: int = DEFAULTS.pids_limit
-    workspace_mb: int = DEFAULTS.workspace_mb
-    tmp_mb: int = DEFAULTS.tmp_mb
-    network: bool = DEFAULTS.network
-    pool_size: int | None = None
-    """Ready sandboxes kept started per env worker (None = the classic default: no pool, start one per rollout)."""
-    max_sandboxes: int | None = None
-    """Containers at once on this host, shared by every env worker of the user (None = the host's default:
-    four per core, bounded by memory; sandbox/budget.py). Past it, rollouts and grading runs queue."""
-    require_evidence: bool = False
-    """Refuse a sandbox backend that cannot prove whose a fault is (an engine on another host); set it for training."""
-    timeout_seconds: float = DEFAULTS.timeout_seconds
-    """Limit of one grading run."""
-    timeout_per_command_seconds: float = DEFAULTS.timeout_per_command_seconds
-    output_cap: int = DEFAULTS.output_cap
+
+class WebSandboxTaskConfig(_SettingsConfig):
+    """The sandbox, grading and tool knobs (every setting of rollout/settings.py, by its name); the task's turns and
+    rewards."""
+
     max_turns: int | None = None
     """Tool-calling turns per rollout; None = 5 for orm, 20 otherwise."""
     rewards: dict[str, vf.RewardFunctionConfig] = Field(
@@ -128,7 +114,7 @@ class WebSandboxTaskConfig(vf.TaskConfig):
 
     def settings(self) -> SandboxSettings:
         """The sandbox settings of this config: every field of SandboxSettings, by the same name."""
-        return SandboxSettings(**{f.name: getattr(self, f.name) for f in dataclasses.fields(SandboxSettings)})
+        return SandboxSettings(**{name: getattr(self, name) for name in setting_names()})
 
 
 async def grade_score(trace: vf.Trace) -> float:
