@@ -76,7 +76,24 @@ def select_rows(
     if not out:
         given = {k: v for k, v in {**filters, "task_ids": task_ids, "split": split}.items() if v is not None}
         raise ValueError(f"no task matches all the filters {json.dumps(given)}; {LIST_TASKS}")
+    return spread(out)
+
+
+def _round_robin(groups: list[list[Any]]) -> list[Any]:
+    out, queues = [], [list(g) for g in groups]
+    while any(queues):
+        out += [q.pop(0) for q in queues if q]
     return out
+
+
+def spread(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows in turn by family, and within a family in turn by source (hand, generated, repair, composed), each
+    group in its own order: the first N rows (`vf-eval -n N`) sample every family and source rather than the
+    first family's hand-written tasks. Deterministic: the same rows always come in the same order."""
+    families: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for r in rows:
+        families.setdefault(r["info"]["family"], {}).setdefault(r["info"].get("source", "hand"), []).append(r)
+    return _round_robin([_round_robin(list(sources.values())) for _, sources in sorted(families.items())])
 
 
 LIST_TASKS = "see `websandbox tasks` for every task"

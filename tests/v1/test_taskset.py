@@ -9,7 +9,7 @@ import pytest
 import verifiers.v1 as vf
 from mcp.server.mcpserver import MCPServer
 
-from sandbox_env.dataset import load_rows
+from sandbox_env.dataset import load_rows, select_rows
 from sandbox_env.doors.v1 import WebSandboxEnv, WebSandboxTaskset, WebSandboxToolset, WebSandboxToolsetConfig
 from sandbox_env.doors.v1.taskset import task_row
 from sandbox_env.rollout.core import Rollouts, SandboxSettings
@@ -25,7 +25,9 @@ def test_the_installed_environment_package_exposes_the_taskset_and_its_env():
 
 
 def test_the_taskset_loads_every_task_row_and_filters_like_load_environment():
-    rows = [r for r in load_rows() if r["info"]["family"] != "smoke"]
+    rows = select_rows(load_rows())  # every task but smoke, in turn by family and source
+    assert {r["info"]["family"] for r in rows} == {"django", "fastapi", "orm"}
+    assert len(rows) == sum(1 for r in load_rows() if r["info"]["family"] != "smoke")
     tasks = list(_taskset())
     assert [t.data.task_id for t in tasks] == [r["info"]["task_id"] for r in rows]
     assert [t.data.prompt for t in tasks] == [r["question"] for r in rows]
