@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sandbox_env import pass_rates as measured
 from sandbox_env.constants import DATA_FILE
 
 # "train": every hand-written task and the generated tasks of the train signatures; "eval": the
@@ -46,15 +47,24 @@ def select_rows(
     task_ids: list[str] | None = None,
     include_smoke: bool = False,
     split: str = DEFAULT_SPLIT,
+    pass_rates: str | None = None,
+    min_pass_rate: float | None = None,
+    max_pass_rate: float | None = None,
 ) -> list[dict[str, Any]]:
     """Rows matching every given filter; unknown values are one-line errors that name what exists.
 
-    `split`: "train", "eval" or "all" (SPLITS); see DEFAULT_SPLIT for the default. Every front
+    `split`: "train", "eval" or "all" (SPLITS); see DEFAULT_SPLIT for the default. `pass_rates`: a file
+    `websandbox calibrate` wrote, whose measured rates set difficulty and the `min_pass_rate` /
+    `max_pass_rate` bounds keep (sandbox_env/pass_rates.py); a difficulty filter reads the measured one. Every front
     door and `websandbox eval`'s own check before a run call this one function, so a selection
     the check passes is the one that loads.
     """
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
+    if pass_rates is None and (min_pass_rate is not None or max_pass_rate is not None):
+        raise ValueError("min_pass_rate and max_pass_rate need pass_rates: the file `websandbox calibrate` writes")
+    if pass_rates is not None:  # measured difficulty before the filters, so a difficulty filter reads it
+        rows = measured.annotate(rows, pass_rates)
     if isinstance(task_ids, str):
         raise ValueError(f"task_ids is a list of task ids, not one string: write {json.dumps([task_ids])}")
     in_split = rows if split == "all" else [r for r in rows if r["info"].get("split", "train") == split]
@@ -76,7 +86,10 @@ def select_rows(
     if not out:
         given = {k: v for k, v in {**filters, "task_ids": task_ids, "split": split}.items() if v is not None}
         raise ValueError(f"no task matches all the filters {json.dumps(given)}; {LIST_TASKS}")
-    return spread(out)
+    kept = measured.within(out, min_pass_rate, max_pass_rate)
+    if not kept:
+        raise ValueError(f"no selected task has a pass rate within [{min_pass_rate}, {max_pass_rate}] in {pass_rates}")
+    return spread(kept)
 
 
 def _round_robin(groups: list[list[Any]]) -> list[Any]:
@@ -157,7 +170,7 @@ def build_dataset(rows: list[dict[str, Any]]) -> Dataset:
     return Dataset.from_list(rows)
 
 
-TASKSET_FILTERS = ("family", "difficulty", "category", "task_ids", "split")  # the filters of select_rows
+TASKSET_FILTERS = ("family", "difficulty", "category", "task_ids", "split", "pass_rates", "min_pass_rate", "max_pass_rate")
 
 
 def taskset_spec(task_args: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from sandbox_env.grading.programs import SHARED_RUNTIME
 PACKAGE = Path(sandbox_env.__file__).resolve().parent
 LAYERS = {
     0: {"constants", "text", "runtime", "__init__"},
-    1: {"sandbox", "dataset", "viewer"},
+    1: {"sandbox", "dataset", "pass_rates", "viewer"},
     2: {"grading"},
     3: {"families", "generate"},
     4: {"verify", "rollout"},

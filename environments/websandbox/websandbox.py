@@ -44,6 +44,9 @@ def load_environment(
     category: str | list[str] | None = None,
     task_ids: list[str] | None = None,
     split: str = DEFAULT_SPLIT,
+    pass_rates: str | None = None,
+    min_pass_rate: float | None = None,
+    max_pass_rate: float | None = None,
     max_turns: int | None = None,
     rollout_timeout_seconds: float | None = None,
     system_prompt: str | None = None,
@@ -59,7 +62,10 @@ def load_environment(
         raise RuntimeError(f"load_environment is the classic front door (verifiers 0.3.x); {V1_HINT}")
     from sandbox_env.doors.classic import WebSandboxClassicEnv
 
-    rows = select_rows(load_rows(), family=family, difficulty=difficulty, category=category, task_ids=task_ids, split=split)
+    rows = select_rows(
+        load_rows(), family=family, difficulty=difficulty, category=category, task_ids=task_ids, split=split,
+        pass_rates=pass_rates, min_pass_rate=min_pass_rate, max_pass_rate=max_pass_rate,
+    )  # fmt: skip
     if max_turns is None:
         families = {r["info"]["family"] for r in rows}
         max_turns = max(DEFAULT_MAX_TURNS.get(f, DEFAULTS.max_turns) for f in families)

@@ -217,6 +217,9 @@ def planned_rollouts(env_args: dict | None, num_examples: int, rollouts: int) ->
             category=args.get("category"),
             task_ids=args.get("task_ids"),
             split=args.get("split") or DEFAULT_SPLIT,
+            pass_rates=args.get("pass_rates"),
+            min_pass_rate=args.get("min_pass_rate"),
+            max_pass_rate=args.get("max_pass_rate"),
         )
     except ValueError:  # refused before the run (cli/eval_checks.py); no count rather than a wrong one
         return None

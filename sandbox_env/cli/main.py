@@ -404,6 +404,12 @@ def _view_write(args: argparse.Namespace, show_it: bool = True) -> int:
     return show(out, args.mode, run_dir) if show_it else 0
 
 
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from sandbox_env.cli.calibrate import cmd_calibrate
+
+    return cmd_calibrate(args)
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from sandbox_env.cli.report import cmd_report
 
@@ -588,6 +594,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("dir", type=Path, metavar="DIR", help="a new or empty folder outside environments/websandbox")
     p.set_defaults(func=cmd_stage_push)
+
+    p = sub.add_parser(
+        "calibrate",
+        help="each task's measured pass rate (avg@k) from saved runs of one model, as the file pass_rates reads",
+        description="Reads saved runs of one model (vf-eval websandbox -m MODEL -r K, either stack) and writes each "
+        'task\'s avg@k to FILE; give it as `pass_rates` (-a \'{"pass_rates": "FILE"}\') to set difficulty from the '
+        "measured rate and to filter with min_pass_rate / max_pass_rate.",
+    )
+    p.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run folders of one model")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to write the pass rates (JSON)")
+    p.set_defaults(func=_cmd_calibrate)
 
     p = sub.add_parser(
         "report",

@@ -216,6 +216,10 @@ class WebSandboxTasksetConfig(vf.TasksetConfig):
     category: str | list[str] | None = None
     task_ids: list[str] | None = None
     split: str = DEFAULT_SPLIT  # "train", "eval" or "all" (sandbox_env/dataset.py)
+    pass_rates: str | None = None
+    """A pass-rate file `websandbox calibrate` wrote: measured difficulty, and the bounds below (sandbox_env/pass_rates.py)."""
+    min_pass_rate: float | None = None
+    max_pass_rate: float | None = None
     task: WebSandboxTaskConfig = WebSandboxTaskConfig()
     tools: WebSandboxToolsetConfig = WebSandboxToolsetConfig()
 
@@ -228,8 +232,9 @@ class WebSandboxTaskset(vf.Taskset[WebSandboxTask, WebSandboxTasksetConfig]):
     def load(self) -> Iterator[WebSandboxTask]:
         c = self.config
         rows = select_rows(
-            load_rows(), family=c.family, difficulty=c.difficulty, category=c.category, task_ids=c.task_ids, split=c.split
-        )
+            load_rows(), family=c.family, difficulty=c.difficulty, category=c.category, task_ids=c.task_ids, split=c.split,
+            pass_rates=c.pass_rates, min_pass_rate=c.min_pass_rate, max_pass_rate=c.max_pass_rate,
+        )  # fmt: skip
         prompt = system_prompt_for(c.task)  # states the per-call limit and output cap of this config
         for row in rows:
             info = row["info"]
