@@ -377,3 +377,17 @@ def test_pytest_stopping_after_a_deliverable_ran_is_the_submissions_whatever_its
     loading = {"stage": "started", "loading": grading["modules"][0]}
     after = grade_report(report, grading, canaries, frames=[{"stage": "started"}, loading])
     assert after.score == 0.0 and after.scoring_error is None and not after.tampered, after.reason
+
+
+def test_a_budget_tasks_prompt_states_that_reading_its_result_later_counts_and_no_other_prompt_does():
+    from sandbox_env.families.django import BUDGET_RULE
+    from sandbox_env.families.django_spans import READ_AFTER_BUDGET, count_queries
+
+    rule = " ".join(BUDGET_RULE.split())
+    for folder in sorted((TASKS_DIR / "django").iterdir()):
+        row = FAMILY.compile_task(folder)
+        stated = rule in " ".join(row.prompt.split())
+        assert stated == bool(row.grading["budget_tests"]), folder.name
+    test = ast.parse("def test_x(django_assert_num_queries):\n    with django_assert_num_queries(1):\n        rows = f()\n    assert rows\n")
+    _, spans = count_queries(test.body[0], random.Random(0))
+    assert sorted(s.budget for s in spans.values()) == [READ_AFTER_BUDGET, 1]

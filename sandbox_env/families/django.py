@@ -147,6 +147,12 @@ Run the acceptance tests with `cd /workspace && python -m pytest` (pytest-django
 in-memory SQLite database built from the models, without migrations). They are not the whole grade: more \
 tests than the visible ones decide (hidden tests of the same specification, with other data), and you pass \
 only when every one of them passes. Write to the specification, not to the visible tests.
+{BUDGET_RULE if meta.get("budget_tests") or meta.get("hidden_budget_tests") else ""}"""
+
+BUDGET_RULE = """
+A limit on the number of queries counts every query your code causes for that call, including any made \
+later while the tests read its result: return finished values (lists, dicts, numbers), not objects that \
+query when they are used.
 """
 
 

@@ -36,12 +36,20 @@ The hook
   end the hook hands the span its count, which the span sends to the host as an observation; a
   span restarted inside itself, ended without having started, or started or ended by any other
   code (a deliverable that ends its statement's span before its N+1 loop and starts it again
-  after) is tampering. Django's debug cursor and query log play no part, so code under
-  test cannot see from them whether it is measured;
+  after) is tampering. Only the very frame that started a statement may end it (the hook keeps
+  it): while the statement runs its test's frame is suspended in it, so neither a copy of the
+  test's code run with other globals nor a function of the code under test added to the tests
+  the guard names can end it early. As a statement ends, what sends its count
+  (`observations.observe`, `Hole`, `_audit`, read from the module's own dict) must be the
+  grader's, so a count sent through a swapped and restored `observe` is tampering. Django's debug
+  cursor and query log play no part, so code under test cannot see from them whether it is measured;
 - compares, at the end of every CaptureQueriesContext (which Django's own budgets use; the wrappers
   below report its start and end, and the hook accepts those reports only from the wrappers'
   own code), the statements SQLite ran on any connection of any thread during the block with
-  the queries the block's log shows. Fewer logged than ran is tampering (a trimmed log, a debug
+  the queries the block's log shows, read from Django's own objects only (the block, the connection
+  wrapper, `django.db.connection`'s proxy and the log, each by exact type, through their own dicts),
+  so that no code of the deliverable runs inside the hook, where it could walk the hook's frames;
+  a block over anything else is tampering. Fewer logged than ran is tampering (a trimmed log, a debug
   cursor switched off, a second connection, a thread, raw statements on Django's own handle).
   A block that is restarted while open, or ended without having started, is tampering too;
 - treats as tampering, whenever it happens, what reads the database without a statement or
@@ -73,6 +81,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import sys
+from collections import deque
 from typing import Any
 
 _audit = sys.audit
@@ -118,6 +127,7 @@ FORBIDDEN = {
 
 
 WINDOW_CODES: set[Any] = set()
+SPAN_NEEDS = ("observe", "Hole", "_audit")  # the names observations.span.__exit__ looks up in its module as it ends
 
 
 def wrap_capture_queries(capture_queries_context: type, audit: Any = _audit) -> None:
@@ -174,8 +184,15 @@ def install(alarm: Any, registrar: Any = None) -> None:
     from django.db.backends.base.base import BaseDatabaseWrapper
     from django.db.backends.sqlite3.base import DatabaseWrapper
     from django.test.utils import CaptureQueriesContext
+    from django.utils.connection import ConnectionProxy
 
     wrap_capture_queries(CaptureQueriesContext)
+    capture_class, wrapper_class, local_class = CaptureQueriesContext, DatabaseWrapper, type(handler._connections)
+    proxy_class = ConnectionProxy
+    span_globals = vars(observations)  # a module's dict cannot be swapped for another
+    span_needs = {name: span_globals[name] for name in SPAN_NEEDS}  # what span.__exit__ looks up as it ends
+    span_needs_code = {name: getattr(v, "__code__", None) for name, v in span_needs.items()}
+    deque_type = deque  # BaseDatabaseWrapper.queries_log
     opener = DatabaseWrapper.get_new_connection
     opener_code = getattr(opener, "__wrapped__", opener).__code__
     wrapper_code = wrap_get_new_connection(DatabaseWrapper)
@@ -183,13 +200,15 @@ def install(alarm: Any, registrar: Any = None) -> None:
     connect_code = getattr(connect, "__wrapped__", connect).__code__
     window_codes = frozenset(WINDOW_CODES)
     span_codes = frozenset((observations.span.__enter__.__code__, observations.span.__exit__.__code__))
-    spans: dict[Any, int] = {}  # an open span's key: statements before it
+    spans: dict[Any, tuple[int, Any]] = {}  # an open span's key: (statements before it, the test frame that opened it)
     tests: set[Any] = set()  # the frozen tests' code objects, told once by `registrar`
     told = [False]
     forbidden = dict(FORBIDDEN)
     uncounted, trigger, quote_only = UNCOUNTED, TRIGGER.match, QUOTE_ONLY.match
     serialize, process_memory = SERIALIZE.match, PROCESS_MEMORY.match
     audit, getframe, set_trace, changes = _audit, _getframe, _set_trace, _changes
+    object_dict, dict_get = object.__getattribute__, dict.get
+    object_dict = lambda obj, _get=object_dict: _get(obj, "__dict__")  # noqa: E731 - bound once, here
     _type, _str, _int, _list, _dict, _getattr, _any = type, str, int, list, dict, getattr, any
     kept: list[Any] = []  # every connection seen opening, kept alive (compared by identity: id() raises an audit event)
     total = [0]
@@ -218,13 +237,38 @@ def install(alarm: Any, registrar: Any = None) -> None:
         return not (text.upper().startswith(uncounted) or trigger(text) or quote_only(text))
 
     def logged_count(ctx: Any) -> int:
-        """The queries the block's log holds, an executemany counted once per row (as SQLite runs it)."""
+        """The queries the block's log holds, an executemany counted once per row (as SQLite runs it).
+
+        Read without running any code but Django's and the interpreter's: the block must be Django's own
+        CaptureQueriesContext over Django's own SQLite connection wrapper, and its log Django's deque of dicts
+        of text. Anything else (a subclass, a stand-in connection, a log or entry whose reading would call the
+        code under test, which could then walk this hook's frames) is tampering."""
+        fields = object_dict(ctx) if _type(ctx) is capture_class else None
+        conn = held_wrapper(fields.get("connection")) if _type(fields) is _dict else None
+        log = object_dict(conn).get("queries_log") if _type(conn) is wrapper_class else None
+        first, last = (fields or {}).get("initial_queries"), (fields or {}).get("final_queries")
+        if _type(log) is not deque_type or _type(first) is not _int or _type(last) is not _int:
+            raise TypeError("not Django's own query count over Django's own connection")
         seen = 0
-        for q in _list(ctx.connection.queries_log)[ctx.initial_queries : ctx.final_queries]:
-            head = _str(q.get("sql", "")) if _type(q) is _dict else ""
+        for q in _list(log)[first:last]:
+            head = dict_get(q, "sql", "") if _type(q) is _dict else ""
+            head = head if _type(head) is _str else ""
             times = head.split(" times: ", 1)[0]
             seen += _int(times) if " times: " in head and times.isdigit() else 1
         return seen
+
+    def held_wrapper(conn: Any) -> Any:
+        """Django's connection wrapper itself, or the one `django.db.connection` (a ConnectionProxy of the
+        handler) stands for, read from the handler's own Local; None for anything else."""
+        if _type(conn) is wrapper_class:
+            return conn
+        if _type(conn) is not proxy_class:
+            return None
+        fields = object_dict(conn)
+        alias, held_by = fields.get("_alias"), dict_get(object_dict(handler), "_connections")
+        if fields.get("_connections") is not handler or _type(alias) is not _str or _type(held_by) is not local_class:
+            return None
+        return _getattr(held_by, alias, None)
 
     def caller() -> Any:
         frame = getframe(2)
@@ -245,9 +289,14 @@ def install(alarm: Any, registrar: Any = None) -> None:
             if frame.f_code is wrapper_code:
                 through_wrapper = True
             elif frame.f_code is connect_code:
-                wrapper = frame.f_locals.get("self")
-                alias = _getattr(wrapper, "alias", None)
-                held = _type(alias) is _str and _getattr(handler._connections, alias, None) is wrapper
+                wrapper = frame.f_locals.get("self")  # a dict, or the interpreter's own frame-locals proxy
+                if _type(wrapper) is not wrapper_class:  # a subclass's attributes could run the code under test
+                    return False
+                alias = dict_get(object_dict(wrapper), "alias")
+                held_by = dict_get(object_dict(handler), "_connections")  # Django may set up a new one: read it now
+                if _type(held_by) is not local_class:  # asgiref's Local, whose lookups run none of the code under test
+                    return False
+                held = _type(alias) is _str and _getattr(held_by, alias, None) is wrapper
                 return through_wrapper and held
         return False
 
@@ -322,7 +371,11 @@ def install(alarm: Any, registrar: Any = None) -> None:
             alarm(f"a query count saw {seen} queries while SQLite ran {ran}")
 
     def on_span(what: Any, key: Any, box: Any) -> None:
-        """A counted statement of a frozen test starts or ends (observations.span); at its end, its count."""
+        """A counted statement of a frozen test starts or ends (observations.span); at its end, its count.
+
+        The frame that ends a span must be the very frame that started it: while a statement runs, its
+        test's frame is suspended in it, so no other frame (a copy of the test's code run with other
+        globals, a function of the code under test named a test) can end it early."""
         frame = caller()
         if frame is None or frame.f_code not in span_codes:
             alarm("a counted statement's start or end was reported by other code")
@@ -334,14 +387,20 @@ def install(alarm: Any, registrar: Any = None) -> None:
         if what == "enter":
             if key in spans:
                 alarm("a counted statement was restarted inside itself")
-            spans[key] = total[0]
+            spans[key] = (total[0], outer)
             return
         start = spans.pop(key, None)
         if start is None:
             alarm("a counted statement ended that had not started")
             return
+        if start[1] is not outer:
+            alarm("a counted statement was ended by another frame than the test's that started it")
+            return
+        for name, value in span_needs.items():
+            if dict_get(span_globals, name) is not value or _getattr(value, "__code__", None) is not span_needs_code[name]:
+                alarm(f"observations.{name}, which sends a statement's count, was replaced")
         if _type(box) is _list:
-            box.append(total[0] - start)
+            box.append(total[0] - start[0])
 
     def on_tests(codes: Any) -> None:
         frame = caller()
