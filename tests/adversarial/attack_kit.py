@@ -163,3 +163,18 @@ def assert_zero(grade, *, tampered: bool | None = None) -> None:
     if tampered is not None:
         assert grade.tampered is tampered, grade.reason
         assert grade.metrics.get("tampered") == float(tampered), grade.metrics
+
+
+def refused_at_import(kit: str, name: str, target: str, call: str) -> str:
+    """An app that, at import, makes one call against a judge of its (`call` on `_target`, which `target` finds,
+    both in terms of `kit`); a refusal (OSError) ends its import with a PermissionError naming the attempt."""
+    return (
+        kit
+        + f"""
+_target = {target}
+try:
+    {call}
+except OSError as _exc:
+    raise PermissionError({name!r} + " refused: " + str(_exc)) from None
+"""
+    )

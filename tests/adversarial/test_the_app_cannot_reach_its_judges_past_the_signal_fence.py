@@ -22,7 +22,7 @@ wrong app its own 0.0 (or tampering), never 1.0 and never a harness fault it cau
 from __future__ import annotations
 
 import pytest
-from attack_kit import BROKEN_APP, GRADER_PIDS, assert_zero, grade_fastapi
+from attack_kit import BROKEN_APP, GRADER_PIDS, assert_zero, grade_fastapi, refused_at_import
 
 pytestmark = pytest.mark.docker
 
@@ -112,17 +112,7 @@ ROUTES = {
 
 
 def route_app(name: str) -> str:
-    target, call = ROUTES[name]
-    return (
-        KIT
-        + f"""
-_target = {target}
-try:
-    {call}
-except OSError as _exc:
-    raise PermissionError({name!r} + " refused: " + str(_exc)) from None
-"""
-    )
+    return refused_at_import(KIT, name, *ROUTES[name])
 
 
 @pytest.mark.parametrize("route", list(ROUTES))

@@ -21,7 +21,7 @@ import goes on, or the driver is killed outright), and the reason does not say s
 from __future__ import annotations
 
 import pytest
-from attack_kit import BROKEN_APP, GRADER_PIDS, assert_zero, grade_fastapi
+from attack_kit import BROKEN_APP, GRADER_PIDS, assert_zero, grade_fastapi, refused_at_import
 
 pytestmark = pytest.mark.docker
 
@@ -162,17 +162,7 @@ KNOBS = {
 
 
 def knob_app(name: str) -> str:
-    target, call = KNOBS[name]
-    return (
-        KIT
-        + f"""
-_target = {target}
-try:
-    {call}
-except OSError as _exc:
-    raise PermissionError({name!r} + " refused: " + str(_exc)) from None
-"""
-    )
+    return refused_at_import(KIT, name, *KNOBS[name])
 
 
 @pytest.mark.parametrize("knob", list(KNOBS))
