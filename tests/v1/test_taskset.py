@@ -59,7 +59,7 @@ async def test_the_toolset_offers_exactly_bash_and_execute_code_with_one_string_
     assert tools["bash"]["required"] == ["command"] and tools["execute_code"]["required"] == ["code"]
 
 
-def test_the_env_defaults_to_websandboxs_harness_on_the_host_and_refuses_a_host_shell():
+def test_the_env_defaults_to_websandboxs_harness_on_the_host_and_refuses_a_harness_that_would_not_ask_the_gate():
     from verifiers.v1.utils.loaders import default_harness_id, harness_class
 
     from sandbox_env.doors.v1 import WebSandboxHarness
@@ -67,9 +67,12 @@ def test_the_env_defaults_to_websandboxs_harness_on_the_host_and_refuses_a_host_
     config = vf.resolve_env_config({"taskset": {"id": "websandbox"}})
     assert config.agent.harness is None and config.agent.runtime.type == "subprocess"  # the taskset's default
     assert default_harness_id("websandbox") == "websandbox" and harness_class("websandbox") is WebSandboxHarness
-    bash = vf.resolve_env_config({"taskset": {"id": "websandbox"}, "agent": {"harness": {"id": "bash"}}})
-    with pytest.raises(ValueError, match="outside the sandbox"):
-        vf.load_environment(bash)
+    assert vf.load_environment(config).taskset.config.tools.bash is True  # the default harness uses the taskset's bash
+    terminus = vf.resolve_env_config(
+        {"taskset": {"id": "websandbox"}, "agent": {"harness": {"id": "terminus-2"}, "runtime": {"type": "docker"}}}
+    )
+    with pytest.raises(ValueError, match="never asks v1's tool gate"):
+        vf.load_environment(terminus)
 
 
 @pytest.mark.docker
@@ -110,13 +113,13 @@ def test_load_environments_hint_on_verifiers_0_4_names_a_call_that_works():
     assert isinstance(scope["taskset"], WebSandboxTaskset)
 
 
-def test_a_harness_that_runs_commands_itself_is_refused_on_a_container_runtime_too():
-    config = vf.resolve_env_config(
-        {"taskset": {"id": "websandbox"}, "agent": {"harness": {"id": "bash"}, "runtime": {"type": "docker"}}}
-    )
-    assert config.agent.runtime.type == "docker"
-    with pytest.raises(ValueError, match="websandbox never grades"):
-        vf.load_environment(config)
+def test_a_harness_that_runs_commands_itself_loads_with_its_own_bash_in_place_of_the_taskset_s():
+    for runtime in ("subprocess", "docker"):
+        config = vf.resolve_env_config(
+            {"taskset": {"id": "websandbox"}, "agent": {"harness": {"id": "bash"}, "runtime": {"type": runtime}}}
+        )
+        env = vf.load_environment(config)
+        assert env.taskset.config.tools.bash is False  # execute_code stays: the orm deliverable is the session's
 
 
 @pytest.mark.docker

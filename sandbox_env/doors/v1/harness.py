@@ -32,6 +32,7 @@ from verifiers.v1.runtimes import SubprocessRuntime
 from sandbox_env.doors.script_deps import unmet_needs
 
 HARNESS_ID = "websandbox"
+NULL_ADVICE = ", or pass --env.agent.harness.id null to let uv resolve them (that needs the network)"
 
 
 def scripts_folder() -> Path:
@@ -56,8 +57,9 @@ def local_script(source: str | bytes) -> Path:
 class LocalScripts:
     """A host runtime whose PEP 723 scripts run with this interpreter; everything else is the runtime's own."""
 
-    def __init__(self, runtime: vf.Runtime) -> None:
+    def __init__(self, runtime: vf.Runtime, advice: str = NULL_ADVICE) -> None:
         self._runtime = runtime
+        self._advice = advice
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._runtime, name)
@@ -67,11 +69,20 @@ class LocalScripts:
         unmet = unmet_needs(text)
         if unmet:
             raise vf.SandboxError(
-                f"websandbox's harness runs the chat program with {sys.executable}, which lacks: {'; '.join(unmet)}. "
-                "Install them into that environment (they are verifiers' own dependencies), or pass "
-                "--env.agent.harness.id null to let uv resolve them (that needs the network)."
+                f"websandbox runs the harness's chat program with {sys.executable}, which lacks: {'; '.join(unmet)}. "
+                f"Install them into that environment (they are verifiers' own dependencies){self._advice}."
             )
         return [sys.executable, str(local_script(script))]
+
+
+def scripts_run_here(runtime: vf.Runtime) -> None:
+    """Make v1's host runtime of one rollout run PEP 723 scripts with this interpreter, for any harness on it.
+
+    For a harness websandbox does not own (verifiers' `bash`): the runtime's own method is shadowed on this
+    instance (its views share it), so nothing is resolved or downloaded. Other runtimes are left alone.
+    """
+    if isinstance(runtime, SubprocessRuntime) and "prepare_uv_script" not in vars(runtime):
+        runtime.prepare_uv_script = LocalScripts(runtime, advice="").prepare_uv_script  # type: ignore[method-assign]
 
 
 def _on_host(runtime: vf.Runtime) -> Any:

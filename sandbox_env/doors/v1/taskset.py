@@ -9,8 +9,12 @@ Decisions:
   `setup` leases a hardened container (sandbox_env/rollout/core.py), `finalize` takes the final
   state out and grades it in fresh containers. v1's runtime only hosts the
   harness's chat loop, which is why the env defaults the agent to the `null`
-  harness (MCP tools only) on the `subprocess` runtime, and refuses a harness
-  that would hand the model a shell on the host.
+  harness (MCP tools only) on the `subprocess` runtime.
+- A harness that runs commands itself (verifiers' `bash`, an agent of one's own)
+  has every tool call it would run answered from the rollout's sandbox through v1's
+  tool gate (`run_harness_commands`, doors/v1/commands.py): the same lease, limits,
+  blame, deliverables and grading as the tool-calling door, nothing run on the host
+  for the model. One that runs commands without asking the gate is refused.
 - The wire task data carries the task's id and metadata and the prompt, not the
   answer key: the host-only grading data is looked up from the installed
   package's rows by id (and a prompt that does not match is refused), so traces
@@ -52,7 +56,8 @@ from sandbox_env.dataset import DEFAULT_SPLIT, load_rows, select_rows
 from sandbox_env.doors.metrics import metric_values
 from sandbox_env.doors.system_prompt import system_prompt_for
 from sandbox_env.doors.v1.bridge import bridge, stop_bridge
-from sandbox_env.doors.v1.harness import HARNESS_ID
+from sandbox_env.doors.v1.commands import check_harness, run_harness_call, seat_runs_commands
+from sandbox_env.doors.v1.harness import HARNESS_ID, scripts_run_here
 from sandbox_env.doors.v1.toolset import WebSandboxState, WebSandboxToolset, WebSandboxToolsetConfig
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.rollout.core import Lease, LeaseError, close_rollouts, rollouts_for
@@ -154,7 +159,9 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
             raise vf.SandboxError(f"grading the reference of {row.task_id} failed: {grade.scoring_error}")
         return grade.score == 1.0
 
-    async def setup(self, trace: vf.Trace) -> None:
+    async def setup(self, trace: vf.Trace, runtime: vf.Runtime | None = None) -> None:
+        if runtime is not None and seat_runs_commands(trace):
+            scripts_run_here(runtime)  # the harness's chat program: this interpreter, nothing downloaded
         row = task_row(self.data.task_id, self.data.prompt_text)
         rollouts = await rollouts_for(self.config.settings())
         try:
@@ -192,6 +199,18 @@ class WebSandboxTask(vf.Task[WebSandboxData, WebSandboxState, WebSandboxTaskConf
     async def turn_budget(self, trace: vf.Trace) -> bool:
         limit = self.config.max_turns or DEFAULT_MAX_TURNS.get(self.data.family, FALLBACK_MAX_TURNS)
         return trace.num_turns >= limit
+
+    @vf.intercept
+    async def run_harness_commands(self, request: vf.Request, trace: vf.Trace) -> vf.Request | None:
+        """A command-running harness's tool calls, run in this rollout's sandbox (doors/v1/commands.py).
+
+        v1 asks this about each tool call of a turn as the turn commits, the call's result
+        still empty; the output put there is what the harness's tool gate answers instead of
+        running the call. A seat whose harness only uses the taskset's tools is left alone.
+        """
+        if not seat_runs_commands(trace):
+            return None
+        return await run_harness_call(request, _leases.get(trace.id))
 
     @vf.metric
     async def grade_metrics(self, trace: vf.Trace) -> dict[str, float]:
@@ -257,7 +276,8 @@ class WebSandboxEnvConfig(vf.SingleAgentEnvConfig):
     taskset's MCP tools, run with this interpreter: doors/v1/harness.py) on the host as a subprocess; the
     sandbox is the task's own. No harness is named here: v1 takes a taskset's default harness from what its
     module exports (`websandbox.WebSandboxHarness`), resolved when a run starts; naming it here would import
-    the `websandbox` module while it is still importing this one."""
+    the `websandbox` module while it is still importing this one. A harness that runs its own commands
+    (`--env.agent.harness.id bash`) has them run in the same sandbox (doors/v1/commands.py)."""
 
 
 class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
@@ -265,7 +285,12 @@ class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
 
     def __init__(self, config: WebSandboxEnvConfig) -> None:
         super().__init__(config)
-        _refuse_host_shell("agent", config.agent)
+        spec = config.agent
+        harness = spec.harness.id if spec.harness is not None else HARNESS_ID
+        if check_harness("agent", harness):
+            # its own `bash` runs in the sandbox; the taskset's would collide with it (execute_code stays)
+            tasks = self.taskset.config
+            tasks.tools = tasks.tools.model_copy(update={"bash": False})
 
     async def run(self, task: vf.Task, agents: vf.Agents) -> None:
         opened: list[_Opened] = []
@@ -282,26 +307,3 @@ class WebSandboxEnv(vf.Env[WebSandboxEnvConfig]):
     async def stop(self) -> None:
         await stop_bridge()
         close_rollouts()
-
-
-def _refuse_host_shell(role: str, spec: vf.AgentConfig) -> None:
-    """Refuse a harness that runs commands itself, on every runtime: its work would never be graded.
-
-    On the subprocess runtime its commands would run on this host, outside any sandbox; on a
-    container runtime they would run in a container of verifiers' own (not websandbox's
-    hardened, graded sandbox), so the task's sandbox would be graded untouched.
-    """
-    from verifiers.v1.utils.loaders import harness_class
-
-    harness = spec.harness.id if spec.harness is not None else HARNESS_ID
-    if harness_class(harness).EXECUTES_CODE:
-        where = (
-            "on this host, outside the sandbox"
-            if isinstance(spec.runtime, vf.SubprocessConfig)
-            else "in a container of the runtime's own, which websandbox never grades"
-        )
-        raise ValueError(
-            f"--env.{role}.harness.id {harness}: that harness runs commands itself, {where}. websandbox gives the "
-            "model bash and execute_code through its own tools and grades what they did: use its default harness, "
-            f"{HARNESS_ID!r}."
-        )

@@ -8,7 +8,8 @@ Python session belong to the env worker (see bridge.py), so each call is
 forwarded there over loopback with the rollout's token, and runs with the
 classic semantics (`sandbox_env.rollout.tools`: per-call time limit, output cap, the
 same formatting of exit codes and timeouts). Tool names are advertised bare
-(`TOOL_PREFIX = None`), as in the classic env.
+(`TOOL_PREFIX = None`), as in the classic env. Beside a harness that brings its own
+`bash` (doors/v1/commands.py) only `execute_code` is offered.
 
 Run as a module (`python -m sandbox_env.doors.v1.toolset`), which is how v1 starts it.
 """
@@ -19,6 +20,7 @@ from typing import Any
 
 import httpx
 import verifiers.v1 as vf
+from verifiers.v1.utils.decorators import discover_decorated
 
 from sandbox_env.constants import DEFAULTS, tool_call_wait_seconds
 
@@ -43,11 +45,26 @@ class WebSandboxState(vf.State):
 
 
 class WebSandboxToolsetConfig(vf.SharedToolsetConfig):
-    """Where the tool server runs (a subprocess on the host by default; it holds no sandbox)."""
+    """Where the tool server runs (a subprocess on the host by default; it holds no sandbox), and which tools it offers."""
+
+    bash: bool = True
+    """Offer `bash`. The env turns it off for a harness that brings its own `bash` (doors/v1/commands.py): its calls
+    run in the same sandbox, and a second tool of the same name would collide with it."""
 
 
 class WebSandboxToolset(vf.Toolset[WebSandboxToolsetConfig, WebSandboxState]):
     TOOL_PREFIX = None
+
+    def register(self, mcp: Any) -> None:
+        """v1's registration of the `@vf.tool` methods, less `bash` when the config turns it off."""
+        for fn in discover_decorated(self, "tool"):
+            if fn.__name__ == "bash" and not self.config.bash:
+                continue
+            mcp.add_tool(
+                self._with_state(fn),
+                name=getattr(fn, "tool_name", None) or fn.__name__,
+                description=(fn.__doc__ or "").strip() or None,
+            )
 
     async def _forward(self, tool: str, args: dict[str, Any]) -> str:
         state = self.state
