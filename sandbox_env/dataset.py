@@ -8,6 +8,7 @@ policy server and the CLI read rows without paying for it.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -107,6 +108,25 @@ def spread(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in rows:
         families.setdefault(r["info"]["family"], {}).setdefault(r["info"].get("source", "hand"), []).append(r)
     return _round_robin([_round_robin(list(sources.values())) for _, sources in sorted(families.items())])
+
+
+def set_digest(rows: list[dict[str, Any]]) -> str:
+    """A short digest of a set of task rows: their ids, prompts and grading, in id order. Two installs whose
+    digest of the `eval` split agrees grade the same benchmark; any change to any of its tasks changes it."""
+    h = hashlib.sha256()
+    for row in sorted(rows, key=lambda r: r["info"]["task_id"]):
+        h.update(json.dumps([row["info"]["task_id"], row["question"], row["info"].get("grading")], sort_keys=True).encode())
+    return h.hexdigest()[:16]
+
+
+def split_summary(rows: list[dict[str, Any]], split: str = "eval") -> str:
+    """`eval set: N tasks (family n, ...), digest D`: the line a build prints and a report repeats."""
+    chosen = [r for r in rows if r["info"].get("split", "train") == split and r["info"]["family"] != "smoke"]
+    families: dict[str, int] = {}
+    for r in chosen:
+        families[r["info"]["family"]] = families.get(r["info"]["family"], 0) + 1
+    per = ", ".join(f"{f} {n}" for f, n in sorted(families.items()))
+    return f"{split} set: {len(chosen)} tasks ({per}), digest {set_digest(chosen)}"
 
 
 LIST_TASKS = "see `websandbox tasks` for every task"

@@ -85,3 +85,14 @@ def test_websandbox_report_prints_the_interval_and_compares_two_runs(tmp_path, c
     assert cli_main(["report", str(run), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["overall"]["score"] == 1.0 and {"family", "difficulty", "category"} <= set(data)
+
+
+def test_a_report_names_the_eval_sets_digest_and_any_change_to_a_task_changes_it(capsys):
+    from sandbox_env.dataset import load_rows, set_digest
+
+    assert cli_main(["report", str(RUNS / "reference"), "--json"]) == 0
+    tasks = json.loads(capsys.readouterr().out)["tasks"]
+    assert tasks["eval_set"].startswith("eval set: ") and "digest " in tasks["eval_set"] and tasks["played"] == 6
+    rows = [r for r in load_rows() if r["info"]["split"] == "eval"][:5]
+    changed = [dict(rows[0], question=rows[0]["question"] + " "), *rows[1:]]
+    assert set_digest(rows) == set_digest(list(reversed(rows))) != set_digest(changed)
