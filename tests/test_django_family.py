@@ -388,6 +388,8 @@ def test_a_budget_tasks_prompt_states_that_reading_its_result_later_counts_and_n
         row = FAMILY.compile_task(folder)
         stated = rule in " ".join(row.prompt.split())
         assert stated == bool(row.grading["budget_tests"]), folder.name
-    test = ast.parse("def test_x(django_assert_num_queries):\n    with django_assert_num_queries(1):\n        rows = f()\n    assert rows\n")
+    test = ast.parse(
+        "def test_x(django_assert_num_queries):\n    with django_assert_num_queries(1):\n        rows = f()\n    assert rows\n"
+    )
     _, spans = count_queries(test.body[0], random.Random(0))
     assert sorted(s.budget for s in spans.values()) == [READ_AFTER_BUDGET, 1]

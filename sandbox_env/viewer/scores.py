@@ -133,7 +133,7 @@ def compare(run: list[dict[str, Any]], base: list[dict[str, Any]]) -> dict[str, 
 
 
 def ci_text(row: dict[str, Any]) -> str:
-    """"0.712 [0.650, 0.770]", or "–" without a score."""
+    """ "0.712 [0.650, 0.770]", or "–" without a score."""
     if row.get("score") is None:
         return "–"
     return f"{row['score']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
