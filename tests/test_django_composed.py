@@ -21,22 +21,13 @@ from pathlib import Path
 import pytest
 
 from sandbox_env.families.django import FAMILY, HIDDEN_DIR, TESTS_DIR
+from sandbox_env.families.django_words import API_WORDS  # the words a spec must not use
 from sandbox_env.verify.compile import task_folders
 from sandbox_env.verify.coverage import task_coverage_problems
 from sandbox_env.verify.variants import variants
 
 SINGLE = [f for f in task_folders("django") if "composed" not in tomllib.loads((f / "task.toml").read_text())]
 COMPOSED = [f for f in task_folders("django") if f not in SINGLE]
-# identifiers and terms that name the technique instead of the behaviour
-API_WORDS = re.compile(
-    r"\bsignals?\b|\breceivers?\b|post_save|pre_save|post_delete|pre_delete|m2m_changed|dispatch_uid|"
-    r"select_related|prefetch_related|\bPrefetch\b|\batomic\b|on_commit|savepoint|select_for_update|"
-    r"\bF\(|\bF expressions?\b|\bannotat\w*|\baggregat\w*|\bSubquery\b|\bOuterRef\b|\bExists\(|"
-    r"\b(Count|Sum|Max|Min|Avg|Coalesce)\(|ModelForm|ModelChoiceField|clean_\w+|add_error|"
-    r"validate_constraints|UniqueConstraint|CheckConstraint|Meta\.constraints|get_object_or_404|"
-    r"require_(POST|GET|safe|http_methods)|JsonResponse|\b(List|Detail|Create|Update|Delete)View\b|"
-    r"bulk_create|assertNumQueries|django_assert\w*|CaptureQueriesContext"
-)
 
 
 def _toml(folder: Path) -> dict:

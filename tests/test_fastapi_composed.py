@@ -20,22 +20,10 @@ import pytest
 
 from sandbox_env.families.fastapi import CHECK_CAPS, FAMILY
 from sandbox_env.families.fastapi_checks import CheckError
+from sandbox_env.families.fastapi_words import API_WORDS, DOCS_STRINGS  # the rule, shared with the generator
 from sandbox_env.verify.compile import task_folders
 
 COMPOSED = [f for f in task_folders("fastapi") if "composed" in tomllib.loads((f / "task.toml").read_text())]
-# identifiers that name the technique instead of the behaviour
-API_WORDS = re.compile(
-    r"APIRouter|Depends|RequestValidationError|HTTPException|lifespan|exception_handler|middleware\(|"
-    r"BackgroundTasks|UploadFile|EventSourceResponse|ServerSentEvent|response_model|include_router|"
-    r"Header\(|Cookie\(|Query\(|Body\(|Form\(|Field\(|embed|get_openapi|openapi_schema|app\.state|request\.state|"
-    r"BaseModel|Pydantic|Starlette"
-)
-# strings of FastAPI's documentation examples
-DOCS_STRINGS = re.compile(
-    r"\bFoo\b|\bBar\b|\bBaz\b|fake-super-secret|johndoe|plumbus|portal-gun|Nope! I don't like|/items\b|/users/me|"
-    r"X-Token|The Foo Wrestlers|There goes a rainbow|unicorn|Deep Learning FTW",
-    re.IGNORECASE,
-)
 
 
 def test_the_tier_has_at_least_six_tasks_all_hard_with_their_structure_in_measures():

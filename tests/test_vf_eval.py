@@ -7,6 +7,7 @@ container may be left behind.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -28,7 +29,8 @@ def _families() -> set[str]:
     return {r["info"]["family"] for r in load_rows()} - {"smoke"}
 
 
-GENERATED_SAMPLE = 8  # generated orm tasks per split in these runs (test_orm_generate_docker.py plays more of them)
+# generated tasks per family and split in these runs (each generator's own tests and verification play more of them)
+GENERATED_SAMPLE = {"orm": 6, "fastapi": 2, "django": 2}
 REPAIR_SAMPLE = 3  # repair tasks per family in these runs (test_repair_docker.py plays more paths)
 COMPOSED_SAMPLE = 3  # hand-written composed tasks in these runs (build_tasks.py --verify grades every one)
 GENERATED_COMPOSED_SAMPLE = 2  # generated composed fastapi tasks (verify.compose admitted each by execution)
@@ -46,10 +48,10 @@ def _rows() -> list[dict]:
     composed = sorted((r for r in hand if _tier(r) == "composed"), key=lambda r: r["info"]["task_id"])
     hand = [r for r in hand if _tier(r) != "composed"]
     sample = composed[:: max(1, len(composed) // COMPOSED_SAMPLE)][:COMPOSED_SAMPLE]
-    for split in ("train", "eval"):
-        gen = sorted((r for r in rows if r["info"].get("source") == "generated" and r["info"]["split"] == split),
-                     key=lambda r: r["info"]["task_id"])  # fmt: skip
-        sample += gen[:: max(1, len(gen) // GENERATED_SAMPLE)][:GENERATED_SAMPLE]
+    for (family, per_split), split in itertools.product(GENERATED_SAMPLE.items(), ("train", "eval")):
+        gen = sorted((r for r in rows if r["info"].get("source") == "generated" and r["info"]["split"] == split
+                      and r["info"]["family"] == family), key=lambda r: r["info"]["task_id"])  # fmt: skip
+        sample += gen[:: max(1, len(gen) // per_split)][:per_split]
     for family in ("orm", "fastapi", "django"):  # repair tasks: a fixed sample of each family's
         rep = sorted((r for r in rows if r["info"].get("source") == "repair" and r["info"]["family"] == family),
                      key=lambda r: r["info"]["task_id"])  # fmt: skip

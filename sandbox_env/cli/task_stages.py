@@ -10,6 +10,10 @@
     websandbox tasks rerender                   re-render the stored generated tasks' English from their trees
     websandbox tasks repair [--family F] ...    make, verify and store repair tasks (verify/repair.py)
     websandbox tasks compose [--seed S] ...     compose, verify and store composed fastapi tasks (verify/compose.py)
+    websandbox tasks generate_fastapi --seed S [--target N]
+                                                draw, verify and store generated fastapi tasks (verify/api_generate.py)
+    websandbox tasks generate_django --seed S [--target N]
+                                                draw, verify and store generated django tasks (verify/dj_generate.py)
 
 Each stage is its module's own command, given the rest of the line (`websandbox tasks repair --help`
 shows that module's options); `python build_tasks.py` is `websandbox tasks build`, kept for the
@@ -61,6 +65,18 @@ def _compose(argv: list[str]) -> int:
     return main(argv)
 
 
+def _generate_fastapi(argv: list[str]) -> int:
+    from sandbox_env.verify.api_generate import main
+
+    return main(argv)
+
+
+def _generate_django(argv: list[str]) -> int:
+    from sandbox_env.verify.dj_generate import main
+
+    return main(argv)
+
+
 # `generate` is `websandbox generate`'s own parser (cli/main.py), reached under this name too
 STAGES: dict[str, Callable[[list[str]], int] | None] = {
     "build": _build,
@@ -70,4 +86,6 @@ STAGES: dict[str, Callable[[list[str]], int] | None] = {
     "rerender": _rerender,
     "repair": _repair,
     "compose": _compose,
+    "generate_fastapi": _generate_fastapi,
+    "generate_django": _generate_django,
 }

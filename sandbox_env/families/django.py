@@ -149,6 +149,7 @@ tests than the visible ones decide (hidden tests of the same specification, with
 only when every one of them passes. Write to the specification, not to the visible tests.
 {BUDGET_RULE if meta.get("budget_tests") or meta.get("hidden_budget_tests") else ""}"""
 
+
 BUDGET_RULE = """
 A limit on the number of queries counts every query your code causes for that call, including any made \
 later while the tests read its result: return finished values (lists, dicts, numbers), not objects that \
@@ -159,8 +160,31 @@ query when they are used.
 def compile_task(folder: Path, family: str = "django") -> TaskRow:
     meta = read_task_toml(folder)
     tree = read_folder(folder / "tree")
-    tests = {f"{TESTS_DIR}/{p}": t for p, t in read_folder(folder / "tests").items()}
-    hidden = {f"{HIDDEN_DIR}/{p}": t for p, t in read_folder(folder / HIDDEN_DIR).items()}
+    tests = read_folder(folder / "tests")
+    hidden = read_folder(folder / HIDDEN_DIR)
+    reference = read_folder(folder / "reference")
+    measures = (lambda ids: _composed(meta, folder, ids)) if "composed" in meta else None
+    return compile_files(meta, tree, tests, hidden, reference, (folder / "naive").is_dir(), folder, family, measures)
+
+
+def compile_files(
+    meta: dict[str, Any],
+    tree: dict[str, str],
+    tests: dict[str, str],
+    hidden: dict[str, str],
+    reference: dict[str, str],
+    has_naive: bool,
+    folder: Path | str,
+    family: str = "django",
+    measures_of: Any = None,
+) -> TaskRow:
+    """A task row from a task's parts held in memory (a folder's, or a stored generated task's).
+
+    `tests` and `hidden` are keyed by paths inside tests/ and hidden/; `folder` only names the task
+    in errors; `measures_of(test_ids)` gives the row's measures (none when not given).
+    """
+    tests = {f"{TESTS_DIR}/{p}": t for p, t in tests.items()}
+    hidden = {f"{HIDDEN_DIR}/{p}": t for p, t in hidden.items()}
     deliverables = list(meta["deliverables"])
     if INI not in tree:
         raise ValueError(f"{folder}: tree/ has no {INI}")
@@ -169,7 +193,7 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
             raise ValueError(f"{folder}: deliverable {d} is not in tree/ (give it as a stub)")
         if not d.endswith(".py") or d.startswith(f"{TESTS_DIR}/") or Path(d).name in ("conftest.py", INI):
             raise ValueError(f"{folder}: {d} cannot be a deliverable")
-        if not (folder / "reference" / d).is_file():
+        if d not in reference:
             raise ValueError(f"{folder}: reference/{d} is missing")
     if not tests or any(not Path(p).name.startswith("test_") for p in tests):
         raise ValueError(f"{folder}: tests/ must hold test_*.py files only")
@@ -183,11 +207,11 @@ def compile_task(folder: Path, family: str = "django") -> TaskRow:
     for b in budget:
         if b not in ids:
             raise ValueError(f"{folder}: budget test {b} is not a test of tests/ or {HIDDEN_DIR}/")
-    if budget and not (folder / "naive").is_dir():
+    if budget and not has_naive:
         raise ValueError(f"{folder}: a task with budget tests needs naive/")
     vary = django_vary.normalize(meta.get("vary", []), str(folder))
     django_vary.validate(vary, hidden, meta["spec"], str(folder))
-    measures = _composed(meta, folder, ids) if "composed" in meta else {}
+    measures = measures_of(ids) if measures_of is not None else {}
     return TaskRow(
         task_id=meta["id"],
         family=family,

@@ -31,10 +31,11 @@ def reference_calls(family: str, task_id: str) -> list[dict[str, Any]]:
         base = next((r["base_task"] for r in read_repairs() if r["task_id"] == task_id), None)
         if base is not None:
             return reference_calls(family, base)
-    if family == "fastapi" and not folder.is_dir():  # a composed task: its stored reference (generate/compose_store.py)
+    if family == "fastapi" and not folder.is_dir():  # a composed or generated task: its stored reference
+        from sandbox_env.generate.api_store import read as read_generated_fastapi
         from sandbox_env.generate.compose_store import read as read_composed
 
-        for record in read_composed():
+        for record in [*read_composed(), *read_generated_fastapi()]:
             if record["task_id"] == task_id:
                 return get_verifier(family).source_calls(record["reference"])
     if family == "orm" and not folder.is_dir():

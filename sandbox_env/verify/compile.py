@@ -8,8 +8,12 @@ from pathlib import Path
 from sandbox_env.constants import DATA_FILE, TASKS_DIR
 from sandbox_env.families import FAMILY_NAMES, get_family
 from sandbox_env.families.base import TaskRow
+from sandbox_env.generate.api_store import compile_generated_fastapi
+from sandbox_env.generate.api_store import read as read_generated_fastapi
 from sandbox_env.generate.compose_store import compile_composed
 from sandbox_env.generate.compose_store import read as read_composed
+from sandbox_env.generate.dj_store import compile_generated_django
+from sandbox_env.generate.dj_store import read as read_generated_django
 from sandbox_env.generate.repair_store import REPAIR_FILE, compile_repair
 from sandbox_env.generate.repair_store import read as read_repairs
 from sandbox_env.generate.store import GENERATED_FILE
@@ -56,7 +60,8 @@ def compile_repairs(
 
 
 def compile_all(families: tuple[str, ...] = FAMILY_NAMES, generated: bool = True) -> list[TaskRow]:
-    """Every hand-written task, then (with the orm family) every verified generated one, the repairs, the composed."""
+    """Every hand-written task, then (with the orm family) every verified generated one, the repairs, the composed,
+    the generated fastapi tasks."""
     rows: list[TaskRow] = []
     seen: set[str] = set()
     for name in families:
@@ -79,7 +84,11 @@ def compile_all(families: tuple[str, ...] = FAMILY_NAMES, generated: bool = True
     if generated:
         bases = {r.task_id: r for r in rows}
         composed = [compile_composed(r) for r in read_composed()] if "fastapi" in families else []
-        for row in [*compile_repairs(bases, families), *composed]:
+        # the generated fastapi tasks (generate/api_store.py's file)
+        api = [compile_generated_fastapi(r) for r in read_generated_fastapi()] if "fastapi" in families else []
+        # the generated django tasks (generate/dj_store.py's file)
+        dj = [compile_generated_django(r) for r in read_generated_django()] if "django" in families else []
+        for row in [*compile_repairs(bases, families), *composed, *api, *dj]:
             if row.task_id in seen:
                 raise ValueError(f"duplicate task id {row.task_id}")
             seen.add(row.task_id)

@@ -35,8 +35,7 @@ from typing import Any
 from sandbox_env.generate import compose_logic as logic
 from sandbox_env.generate import compose_store
 from sandbox_env.verify.coverage import coverage_problems, requirement_units
-
-CATCH_ALL_BOUND = 0.02
+from sandbox_env.verify.execution import admit
 
 
 def parts_available() -> list[logic.ComposableTask]:
@@ -81,14 +80,6 @@ def screen(record: dict[str, Any], parts: list[logic.ComposableTask]) -> list[st
     return problems
 
 
-async def _grade(grader: Any, row: Any, source: str, sem: asyncio.Semaphore) -> Any:
-    from sandbox_env.families import grade_final
-    from sandbox_env.families.fastapi import APP_PATH
-
-    async with sem:
-        return await grade_final(row, {"files": {APP_PATH: source}}, grader)
-
-
 def _part_row(row: Any, index: int) -> Any:
     """The row graded on one part's checks and the rules' checks: where a mutant inside that part must fail."""
     keep = [c for c in row.grading["checks"] if c["name"].startswith((f"part {index + 1}: ", "rule: "))]
@@ -128,36 +119,16 @@ def mutant_plan(record: dict[str, Any], parts: list[logic.ComposableTask], row: 
 async def verify_record(
     record: dict[str, Any], parts: list[logic.ComposableTask], grader: Any, concurrency: int
 ) -> tuple[bool, str, dict]:
-    """(admitted, why not, what was measured) for one composed record, by execution."""
-    from sandbox_env.verify.fastapi import CONTROLS
-
+    """(admitted, why not, what was measured) for one composed record, by execution (verify/execution.py)."""
     row = compose_store.compile_composed(record)
     if logic.record_source(record, parts) != record["reference"]:
         return False, "the record's reference is not what its parts compose to", {}
-    sem = asyncio.Semaphore(concurrency)
-    refs = await asyncio.gather(*(_grade(grader, row, record["reference"], sem) for _ in range(2)))
-    for g in refs:
-        if g.score != 1.0 or g.scoring_error or g.tampered:
-            bad = [f"{c['name']}: {c['detail']}" for c in g.checks if not c["passed"]][:2]
-            return False, f"reference scored {g.score} ({g.reason}; {bad})", {}
-    controls = {"empty": CONTROLS["empty"], "catch_all": CONTROLS["catch_all"]}
-    graded = await asyncio.gather(*(_grade(grader, row, src, sem) for src in controls.values()))
-    scores = dict(zip(controls, (g.score for g in graded), strict=True))
-    if scores["empty"] != 0.0 or scores["catch_all"] > CATCH_ALL_BOUND:
-        return False, f"controls scored {scores}", {}
     wrong = {name: (row, src) for name, src in logic.wrong_answers(record, parts).items()}
     mutants = mutant_plan(record, parts, row)
-    for label, pool in (("wrong answer", wrong), ("mutant", mutants)):
-        names = list(pool)
-        for at in range(0, len(names), concurrency):  # in chunks: the first survivor ends the candidate
-            chunk = names[at : at + concurrency]
-            grades = await asyncio.gather(*(_grade(grader, pool[n][0], pool[n][1], sem) for n in chunk))
-            for name, g in zip(chunk, grades, strict=True):
-                if g.scoring_error:
-                    return False, f"{label} {name}: a scoring error ({g.reason[:120]})", {}
-                if g.score >= 1.0:
-                    return False, f"{label} {name} survives", {}
-    return True, "", {"wrong_answers": len(wrong), "mutants_killed": len(mutants), "catch_all": scores["catch_all"]}
+    ok, why, measured = await admit(row, record["reference"], [("wrong answer", wrong), ("mutant", mutants)], grader, concurrency)
+    if not ok:
+        return False, why, {}
+    return True, "", {"wrong_answers": len(wrong), "mutants_killed": len(mutants), "catch_all": measured["catch_all"]}
 
 
 async def generate_tasks(seed: int, target: int, concurrency: int, path: Path, log=print) -> int:

@@ -119,10 +119,18 @@ def main(argv: list[str] | None = None) -> int:
     if not args.verify and not args.mutants:
         return 0
     chosen = [r for r in rows if (not args.family or r.family in args.family) and (not args.task or r.task_id in args.task)]
-    generated = [r for r in chosen if r.source == "generated"]
+    api = [r for r in chosen if r.source == "generated" and r.family == "fastapi"]  # verify/api_generate.py
+    generated = [r for r in chosen if r.source == "generated" and r.family != "fastapi"]
     repairs = [r for r in chosen if r.source == "repair"]
     composed = [r for r in chosen if r.source == "composed"]
     chosen = [r for r in chosen if r.source not in ("generated", "repair", "composed")]
+    if api and args.verify:
+        from sandbox_env.verify.api_generate import main_reverify as reverify_api
+
+        if reverify_api(api, args.concurrency) != 0:
+            return 1
+        if not chosen and not generated and not repairs and not composed:
+            return 0
     if composed and args.verify:
         from sandbox_env.verify.compose import main_reverify as reverify_composed
 

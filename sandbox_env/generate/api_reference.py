@@ -1,0 +1,159 @@
+"""The reference app of a generated fastapi task, rendered from its tree (generate/api_tree.py).
+
+Written the way a careful person writes it, and so that every mutant verify/mutants.py makes of
+it changes an answer some check reads: no construct is emitted whose mutants no request can tell
+apart. Hence: `response_model` only where a field must be left out (without one it would change
+nothing); ids from `itertools.count(1)` (no arithmetic to flip); the collection filter as a truth
+test on the repeated parameter (a `None` test there would have an equivalent mutant, since an
+absent parameter is None and never an empty list); the key test as `is None` then `!=` (a truth
+test would answer an empty key 401, which the checks send and expect 403).
+
+PATCH's model declares every field with a `None` default that is not validated, so a field left
+out stays unset, and an explicit null is refused for every field but the note (its type does not
+admit None).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _title(tree: dict[str, Any]) -> str:
+    return "".join(p.capitalize() for p in tree["one"].split("_"))
+
+
+def _model_fields(tree: dict[str, Any], patch: bool) -> list[str]:
+    t, n = tree["text"], tree["number"]
+    d = "default=None, " if patch else ""
+    lines = [
+        f"    {t['name']}: str = Field({d}min_length={t['min']}, max_length={t['max']})",
+        f"    {n['name']}: int = Field({d}ge={n['ge']}, le={n['le']})",
+    ]
+    if tree["note"]:
+        lines.append(f"    {tree['note']['name']}: str | None = None")
+    if tree["choice"]:
+        c = tree["choice"]
+        values = ", ".join(repr(v) for v in c["values"])
+        lines.append(f"    {c['name']}: Literal[{values}] = {'None' if patch else repr(c['default'])}")
+    if tree["labels"]:
+        lines.append(f"    {tree['labels']['name']}: list[str] = {'None' if patch else '[]'}")
+    if tree["secret"] and not patch:
+        lines.append(f"    {tree['secret']['name']}: str")
+    return lines
+
+
+def _out_fields(tree: dict[str, Any]) -> list[str]:
+    lines = ["    id: int", f"    {tree['text']['name']}: str", f"    {tree['number']['name']}: int"]
+    if tree["note"]:
+        lines.append(f"    {tree['note']['name']}: str | None")
+    if tree["choice"]:
+        lines.append(f"    {tree['choice']['name']}: str")
+    if tree["labels"]:
+        lines.append(f"    {tree['labels']['name']}: list[str]")
+    return lines
+
+
+def render_reference(tree: dict[str, Any]) -> str:
+    one, many, cls = tree["one"], tree["many"], _title(tree)
+    ops, auth = tree["ops"], tree["auth"]
+    hidden = bool(tree["secret"])
+    fastapi_names = ["FastAPI", "HTTPException"]
+    if auth != "none":
+        fastapi_names += ["Depends", "Header"]
+    if "list_query" in ops:
+        fastapi_names.append("Query")
+    out = ["import itertools"]
+    if tree["choice"]:
+        out.append("from typing import Literal")
+    out += ["", f"from fastapi import {', '.join(sorted(fastapi_names))}", "from pydantic import BaseModel, Field", ""]
+    if auth != "none":
+        k = tree["key"]
+        out += [
+            f"KEY = {k['value']!r}",
+            "",
+            "",
+            f"def require_key(key: str | None = Header(default=None, alias={k['header']!r})):",
+            "    if key is None:",
+            '        raise HTTPException(status_code=401, detail="missing key")',
+            "    if key != KEY:",
+            '        raise HTTPException(status_code=403, detail="wrong key")',
+            "",
+            "",
+        ]
+    out.append("app = FastAPI(dependencies=[Depends(require_key)])" if auth == "all" else "app = FastAPI()")
+    out += ["", "", f"class {cls}In(BaseModel):", *_model_fields(tree, patch=False)]
+    if hidden:
+        out += ["", "", f"class {cls}Out(BaseModel):", *_out_fields(tree)]
+    if "patch_partial" in ops:
+        out += ["", "", f"class {cls}Patch(BaseModel):", *_model_fields(tree, patch=True)]
+    out += ["", "", f"{many}: dict[int, dict] = {{}}", "next_ids = itertools.count(1)"]
+    write_dep = ", dependencies=[Depends(require_key)]" if auth == "writes" else ""
+    model = f", response_model={cls}Out" if hidden else ""
+    if tree_has_id_routes(tree):
+        out += [
+            "",
+            "",
+            f"def stored({one}_id: int) -> dict:",
+            f"    if {one}_id not in {many}:",
+            "        raise HTTPException(",
+            f'            status_code=404, detail=f"{one} {{{one}_id}} not found", headers={{"X-Lookup": "missing-{one}"}}',
+            "        )",
+            f"    return {many}[{one}_id]",
+        ]
+    out += [
+        "",
+        "",
+        f'@app.post("/{many}", status_code=201{model}{write_dep})',
+        f"def create_{one}(body: {cls}In):",
+        '    record = {"id": next(next_ids), **body.model_dump()}',
+        f'    {many}[record["id"]] = record',
+        "    return record",
+    ]
+    if "get_by_id" in ops:
+        out += [
+            "",
+            "",
+            f'@app.get("/{many}/{{{one}_id}}"{model})',
+            f"def read_{one}({one}_id: int):",
+            f"    return stored({one}_id)",
+        ]
+    if "list_query" in ops:
+        t, lim = tree["text"]["name"], tree["limit"]
+        list_model = f", response_model=list[{cls}Out]" if hidden else ""
+        out += [
+            "",
+            "",
+            f'@app.get("/{many}"{list_model})',
+            f"def list_{many}(",
+            f"    {t}: list[str] | None = Query(default=None),",
+            f"    limit: int = Query(default={lim['default']}, ge=1, le={lim['max']}),",
+            "):",
+            f"    rows = list({many}.values())",
+            f"    if {t}:",
+            f'        rows = [r for r in rows if r["{t}"] in {t}]',
+            "    return rows[:limit]",
+        ]
+    if "patch_partial" in ops:
+        out += [
+            "",
+            "",
+            f'@app.patch("/{many}/{{{one}_id}}"{model}{write_dep})',
+            f"def update_{one}({one}_id: int, body: {cls}Patch):",
+            f"    record = stored({one}_id)",
+            "    record.update(body.model_dump(exclude_unset=True))",
+            "    return record",
+        ]
+    if "delete_204" in ops:
+        out += [
+            "",
+            "",
+            f'@app.delete("/{many}/{{{one}_id}}", status_code=204{write_dep})',
+            f"def delete_{one}({one}_id: int):",
+            f"    stored({one}_id)",
+            f"    del {many}[{one}_id]",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def tree_has_id_routes(tree: dict[str, Any]) -> bool:
+    return any(op in tree["ops"] for op in ("get_by_id", "patch_partial", "delete_204"))

@@ -1,0 +1,197 @@
+"""The English spec of a generated fastapi task, rendered from its tree, with its coverage mapping.
+
+Behaviour only: routes, status codes, bodies, headers and the field rules, as a client sees
+them; never the FastAPI or pydantic construct that gives them (families/fastapi_words.py refuses
+those words and the FastAPI documentation's example strings, for the composed tier and here).
+Every rule the checks enforce is stated: bounds and whether they are included, defaults, what
+null does, order, the limit's default and range, the exact error bodies and the header.
+
+Every requirement unit (a bullet; the one opening sentence) is rendered together with the
+roles of the checks that test it (api_checks.NAMES), so the coverage mapping
+(verify/coverage.py) is made with the text and cannot drift from it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sandbox_env.generate.api_checks import MISSING_KEY, NAMES, WRONG_KEY
+
+
+def _q(value: str) -> str:
+    return f"`{value}`"
+
+
+WRITES = (("create", "POST"), ("patch_partial", "PATCH"), ("delete_204", "DELETE"))
+
+
+def _methods(methods: list[str]) -> str:
+    quoted = [_q(m) for m in methods]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def title(tree: dict[str, Any]) -> str:
+    words = {
+        "get_by_id": "read by id",
+        "list_query": "a filtered list",
+        "patch_partial": "partial updates",
+        "delete_204": "deletion",
+    }
+    parts = ["create", *(words[op] for op in tree["ops"] if op in words)]
+    extra = {"none": "", "writes": "; a key on every write", "all": "; a key on every request"}[tree["auth"]]
+    return f"{tree['many'].capitalize()} kept in memory: {', '.join(parts)}{extra}"
+
+
+def units(tree: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """(section, text, check roles) for every requirement unit, in order; section "" is the opening."""
+    t = tree
+    one, many, ops = t["one"], t["many"], t["ops"]
+    text, number = t["text"], t["number"]
+    has = set(ops)
+    out: list[tuple[str, str, list[str]]] = [
+        (
+            "",
+            f"A service keeps {many} in memory and starts with none; every answer that gives a {one} gives it as a "
+            f"JSON object with {_q('id')} and the fields below.",
+            ["create"],
+        )
+    ]
+    out.append(
+        (
+            "Fields",
+            f"{_q(text['name'])}: text of {text['min']} to {text['max']} characters, both lengths included; required.",
+            ["validate"],
+        )
+    )
+    out.append(
+        (
+            "Fields",
+            f"{_q(number['name'])}: a whole number from {number['ge']} to {number['le']}, both included; required.",
+            ["validate"],
+        )
+    )
+    if t["note"]:
+        out.append(("Fields", f"{_q(t['note']['name'])}: text or null; null when not given.", ["create"]))
+    if t["choice"]:
+        c = t["choice"]
+        values = ", ".join(_q(v) for v in c["values"])
+        out.append(
+            ("Fields", f"{_q(c['name'])}: one of the words {values}; {_q(c['default'])} when not given.", ["create", "validate"])
+        )
+    if t["labels"]:
+        out.append(("Fields", f"{_q(t['labels']['name'])}: a list of texts; an empty list when not given.", ["create"]))
+    if t["secret"]:
+        out.append(
+            (
+                "Fields",
+                f"{_q(t['secret']['name'])}: text; required when a {one} is created. It is kept but is never part of "
+                f"any answer: every answer that gives a {one} leaves it out.",
+                ["create", "validate"],
+            )
+        )
+    ids = f"Ids are whole numbers counting from 1 in the order {many} are created"
+    ids += f"; an id is never given again, even after its {one} is deleted." if "delete_204" in has else "."
+    out.append(("Rules", ids, ["create", "delete"] if "delete_204" in has else ["create"]))
+    if any(op in has for op in ("get_by_id", "patch_partial", "delete_204")):
+        routes = [
+            f"{m} /{many}/{{id}}"
+            for op, m in (("get_by_id", "GET"), ("patch_partial", "PATCH"), ("delete_204", "DELETE"))
+            if op in has
+        ]
+        example = json.dumps({"detail": f"{one} 7 not found"})
+        out.append(
+            (
+                "Rules",
+                f"An id that no stored {one} has ({', '.join(_q(r) for r in routes)}) is answered 404 with the body "
+                f"{_q(example)} (with the id as sent in place of 7) and the header {_q('X-Lookup: missing-' + one)}.",
+                ["unknown"],
+            )
+        )
+    broken = ["a text too short or too long", "a number out of its range"]
+    broken += ["a value that is not one of the listed words"] if t["choice"] else []
+    broken.append("a missing required field")
+    out.append(
+        (
+            "Endpoints",
+            f"{_q('POST /' + many)} with a JSON object of the fields creates a {one} and answers 201 with it. A body "
+            f"that breaks any field rule above ({', '.join(broken)}) is answered 422 and stores nothing.",
+            ["create", "validate"],
+        )
+    )
+    if "get_by_id" in has:
+        out.append(("Endpoints", f"{_q('GET /' + many + '/{id}')} answers 200 with that {one}.", ["get"]))
+    if "list_query" in has:
+        lim = t["limit"]
+        name = text["name"]
+        out.append(
+            (
+                "Endpoints",
+                f"{_q('GET /' + many)} answers 200 with a JSON list of the {many} in the order they were created, at "
+                f"most {_q('limit')} of them. The query parameter {_q('limit')} is a whole number from 1 to "
+                f"{lim['max']}, both included, and {lim['default']} when not given; any other value is answered 422. "
+                f"The query parameter {_q(name)} may be given any number of times "
+                f"({_q('?' + name + '=a&' + name + '=b')}); when it is given, only the {many} whose {_q(name)} "
+                "equals one of its values exactly are listed, and the limit counts those.",
+                ["list_limit", "list_bounds", "list_filter"],
+            )
+        )
+    if "patch_partial" in has:
+        note = t["note"]["name"]
+        also = f" (any but {_q(t['secret']['name'])})" if t["secret"] else ""
+        out.append(
+            (
+                "Endpoints",
+                f"{_q('PATCH /' + many + '/{id}')} with a JSON object holding some of the fields{also} changes only the "
+                f"fields present in it and answers 200 with the whole {one}; an empty object changes nothing. "
+                f"{_q(note)} may be set to null. A value that breaks its field's rule, or null for any field but "
+                f"{_q(note)}, is answered 422 and changes nothing.",
+                ["patch", "patch_invalid"],
+            )
+        )
+    if "delete_204" in has:
+        out.append(
+            (
+                "Endpoints",
+                f"{_q('DELETE /' + many + '/{id}')} removes that {one} and answers 204 with an empty body.",
+                ["delete"],
+            )
+        )
+    if t["auth"] != "none":
+        k = t["key"]
+        which = (
+            "Every request to the endpoints above"
+            if t["auth"] == "all"
+            else f"Every {_methods([m for op, m in WRITES if op in has])} request"
+        )
+        roles = ["key_missing", "key_wrong"]
+        tail = ""
+        if t["auth"] == "writes" and ("get_by_id" in has or "list_query" in has):
+            tail = " Reading needs no key."
+            roles.append("key_reads_open")
+        out.append(
+            (
+                "Access",
+                f"{which} must carry the header {_q(k['header'] + ': ' + k['value'])}. Without that header the answer "
+                f"is 401 with {_q(json.dumps({'detail': MISSING_KEY}))}; with any other value, an empty one included, "
+                f"it is 403 with {_q(json.dumps({'detail': WRONG_KEY}))}.{tail}",
+                roles,
+            )
+        )
+    return out
+
+
+def render_spec(tree: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """(spec text, [[spec_coverage]] entries) of a tree; entries name checks by api_checks.NAMES."""
+    lines: list[str] = []
+    section = None
+    coverage = []
+    for sec, text, roles in units(tree):
+        if sec != section:
+            if sec:
+                lines += ["", f"{sec}:", ""]
+            section = sec
+        lines.append(f"- {text}" if sec else text)
+        says = " ".join(text.split())[:60]
+        coverage.append({"says": says, "checks": [NAMES[r] for r in roles]})
+    return "\n".join(lines) + "\n", coverage

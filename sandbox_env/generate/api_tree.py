@@ -1,0 +1,217 @@
+"""The fastapi generator's API grammar: one tree per task, drawn from a seed.
+
+A tree is one resource kept in memory by one service (a domain: the resource's name, its
+fields and their rules) and the operations the service offers on it (node kinds). Three
+renderings come from it: the English spec (api_spec.py), the reference app
+(api_reference.py) and the checks with their drawn tokens (api_checks.py, whose expected
+answers come from a plain-Python oracle over the tree, never from the reference).
+
+Fields, by role (every domain names them in its own words):
+  text       required text with a minimum and a maximum length
+  number     required whole number with inclusive bounds
+  note       optional text that may be null (null when not given)
+  choice     one of three words, with a default
+  labels     a list of texts, empty when not given
+  secret     required text that is stored and never answered
+
+Node kinds (KINDS; each is recorded in the row's measures):
+  create         POST with body validation (422 on every field rule), 201, ids from 1, never reused
+  get_by_id      GET by a path id; an unknown id is 404 with a detail naming it and a fixed header
+  list_query     GET of the collection: a bounded `limit` query with a default, a repeated query
+                 parameter keeping the records whose text equals one of its values
+  patch_partial  PATCH: only the fields present change; the note may be set to null; null for any
+                 other field is 422
+  delete_204     DELETE: 204 with no body; the id is gone
+  hidden_field   the secret field is accepted and stored but left out of every answer
+  key_on_writes  an API key in a header on every write (401 without it, 403 with another value)
+  key_on_all     the same key on every route: the cross-cutting rule of the hard tier
+
+`create` is in every tree (it is how records enter); one or two of the other operations are
+drawn beside it. A tree with `key_on_all` is the hard tier (`tier = "cross_cutting"`).
+
+Decisions: the tree is plain data (a dict that survives JSON), so a stored line redraws and
+re-renders from itself; the structural signature blanks the domain and every constant (names,
+bounds, defaults, the key), so `eval` holds out whole structures; `candidate(seed, index)` is a
+pure function of its arguments (same seed, same trees).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from typing import Any
+
+OPERATIONS = ("get_by_id", "list_query", "patch_partial", "delete_204")
+KINDS = ("create", *OPERATIONS, "hidden_field", "key_on_writes", "key_on_all")
+OPTIONAL_FIELDS = ("note", "choice", "labels", "secret")
+
+# one vocabulary per domain: the resource, and a field name for each role
+DOMAINS: dict[str, dict[str, Any]] = {
+    "library": {
+        "one": "book",
+        "many": "books",
+        "text": "title",
+        "number": "pages",
+        "note": "remark",
+        "choice": ("genre", ("fiction", "poetry", "essay")),
+        "labels": "shelves",
+        "secret": "acquisition_ref",
+        "key_header": "X-Library-Key",
+    },
+    "greenhouse": {
+        "one": "plant",
+        "many": "plants",
+        "text": "name",
+        "number": "height_cm",
+        "note": "care_tip",
+        "choice": ("light", ("shade", "partial", "full")),
+        "labels": "zones",
+        "secret": "supplier_code",
+        "key_header": "X-Greenhouse-Key",
+    },
+    "harbour": {
+        "one": "vessel",
+        "many": "vessels",
+        "text": "callsign",
+        "number": "length_m",
+        "note": "cargo",
+        "choice": ("berth_side", ("north", "south", "east")),
+        "labels": "crew",
+        "secret": "owner_token",
+        "key_header": "X-Harbour-Key",
+    },
+    "bakery": {
+        "one": "loaf",
+        "many": "loaves",
+        "text": "label",
+        "number": "weight_g",
+        "note": "glaze",
+        "choice": ("crust", ("soft", "crisp", "dark")),
+        "labels": "seeds",
+        "secret": "recipe_pin",
+        "key_header": "X-Bakery-Key",
+    },
+    "observatory": {
+        "one": "star",
+        "many": "stars",
+        "text": "designation",
+        "number": "distance_ly",
+        "note": "observer",
+        "choice": ("band", ("visible", "infrared", "radio")),
+        "labels": "catalogues",
+        "secret": "survey_id",
+        "key_header": "X-Observatory-Key",
+    },
+    "workshop": {
+        "one": "tool",
+        "many": "tools",
+        "text": "model",
+        "number": "mass_g",
+        "note": "fault",
+        "choice": ("state", ("ready", "worn", "broken")),
+        "labels": "benches",
+        "secret": "asset_tag",
+        "key_header": "X-Workshop-Key",
+    },
+}
+KEYS = ("k-7f3a9c", "key-20b1", "alpha-9911", "q4-secret", "tok-5e5e", "lime-3303")
+MIN_LENGTHS = (2, 3, 4)
+MAX_LENGTHS = (12, 16, 20, 24)
+NUMBER_BOUNDS = ((0, 500), (1, 1000), (5, 2000), (10, 5000), (1, 250))
+LIMIT_DEFAULTS = (2, 3)
+LIMIT_MAXIMA = (20, 25, 50)
+
+
+def draw_tree(rng: random.Random) -> dict[str, Any]:
+    """One tree: a domain with its field rules, `create` and one or two operations, and the key rule."""
+    domain_name = rng.choice(sorted(DOMAINS))
+    d = DOMAINS[domain_name]
+    ops = ["create", *sorted(rng.sample(OPERATIONS, rng.choice((1, 1, 2))))]
+    fields = [f for f in OPTIONAL_FIELDS if rng.random() < 0.5]
+    if "patch_partial" in ops and "note" not in fields:
+        fields.append("note")  # PATCH's explicit null needs a field that may be null
+    lo, hi = rng.choice(NUMBER_BOUNDS)
+    choice_name, choices = d["choice"]
+    auth = rng.choice(("none", "none", "writes", "all"))
+    return {
+        "domain": domain_name,
+        "one": d["one"],
+        "many": d["many"],
+        "text": {"name": d["text"], "min": rng.choice(MIN_LENGTHS), "max": rng.choice(MAX_LENGTHS)},
+        "number": {"name": d["number"], "ge": lo, "le": hi},
+        "note": {"name": d["note"]} if "note" in fields else None,
+        "choice": {"name": choice_name, "values": list(choices), "default": rng.choice(choices)} if "choice" in fields else None,
+        "labels": {"name": d["labels"]} if "labels" in fields else None,
+        "secret": {"name": d["secret"]} if "secret" in fields else None,
+        "ops": ops,
+        "limit": {"default": rng.choice(LIMIT_DEFAULTS), "max": rng.choice(LIMIT_MAXIMA)} if "list_query" in ops else None,
+        "auth": auth,
+        "key": {"header": d["key_header"], "value": rng.choice(KEYS)} if auth != "none" else None,
+    }
+
+
+def candidate(seed: int, index: int) -> dict[str, Any]:
+    """The index-th tree of a seed's stream: a pure function of (seed, index)."""
+    return draw_tree(random.Random(f"fastapi-gen:{seed}:{index}"))
+
+
+def canonical(tree: dict[str, Any]) -> str:
+    return json.dumps(tree, sort_keys=True, separators=(",", ":"))
+
+
+def tree_hash(tree: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical(tree).encode()).hexdigest()[:12]
+
+
+def task_id(tree: dict[str, Any]) -> str:
+    return f"fastapi_gen_{tree_hash(tree)}"
+
+
+def id_routes(tree: dict[str, Any]) -> list[str]:
+    """The operations that address one record by its id (they share the unknown-id answer)."""
+    return [op for op in tree["ops"] if op in ("get_by_id", "patch_partial", "delete_204")]
+
+
+def kinds(tree: dict[str, Any]) -> list[str]:
+    """The node kinds of a tree, in KINDS order."""
+    present = set(tree["ops"])
+    if tree["secret"]:
+        present.add("hidden_field")
+    if tree["auth"] == "writes":
+        present.add("key_on_writes")
+    if tree["auth"] == "all":
+        present.add("key_on_all")
+    return [k for k in KINDS if k in present]
+
+
+def tier(tree: dict[str, Any]) -> str:
+    return "cross_cutting" if tree["auth"] == "all" else "single"
+
+
+def signature(tree: dict[str, Any]) -> str:
+    """The structure with the domain and every constant blanked: the kinds and which optional fields exist."""
+    fields = [f for f in OPTIONAL_FIELDS if tree[f]]
+    return "fastapi_gen:" + "+".join(kinds(tree)) + ":" + "+".join(fields or ["-"])
+
+
+def measures(tree: dict[str, Any], n_checks: int) -> dict[str, Any]:
+    """Structural measures, and the difficulty they give.
+
+    score = operations beyond create + 1 for the hidden field + 1 for a key on writes + 3 for the key on
+    every route (the cross-cutting rule) + 1 when a PATCH and a hidden field meet; easy at 1, hard from 4
+    and for every cross-cutting tree, medium between.
+    """
+    ks = kinds(tree)
+    score = (len(tree["ops"]) - 1) + ("hidden_field" in ks) + ("key_on_writes" in ks) + 3 * ("key_on_all" in ks)
+    score += "patch_partial" in ks and "hidden_field" in ks
+    difficulty = "hard" if score >= 4 or tier(tree) == "cross_cutting" else ("easy" if score <= 1 else "medium")
+    return {
+        "node_kinds": ks,
+        "tier": tier(tree),
+        "operations": len(tree["ops"]),
+        "fields": 2 + sum(bool(tree[f]) for f in OPTIONAL_FIELDS),
+        "checks": n_checks,
+        "score": score,
+        "difficulty": difficulty,
+    }

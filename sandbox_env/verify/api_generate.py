@@ -1,0 +1,253 @@
+"""Draw generated fastapi tasks from a seed, verify them in the real image, and store the ones that pass.
+
+    python -m sandbox_env.verify.api_generate [--seed S] [--target N] [--concurrency C] [--out FILE]
+    websandbox tasks generate_fastapi --seed S --target N     (the same command)
+    websandbox tasks generate_fastapi --respec                 (wording changes: re-render the stored specs, no container)
+
+Candidates are api_store.candidate_record(seed, 0), (seed, 1), ...: the same seed gives the same
+candidates in the same order. Each is screened on the host, then verified by execution:
+
+  host:  its spec uses no API name and no FastAPI documentation string (families/fastapi_words.py);
+         spec coverage (every requirement unit maps to checks that exist, verify/coverage.py);
+         its tokens are sound (fastapi_vary.validate) and no check gives back a sent value without
+         sending a drawn one (fastapi_vary.require_drawn_echoes); no check passes for the catch-all;
+         at most MAX_CHECKS checks; at most PER_SIGNATURE tasks of one signature in the store;
+  image: verify/execution.admit: the reference 1.0 on REFERENCE_DRAWS gradings (each a fresh draw),
+         the empty app 0.0 and the catch-all at most 0.02, and every mutant of the reference
+         (verify/mutants.py's fastapi operators) below 1.0.
+
+A candidate that fails anything is dropped and counted by its first reason; nothing is patched by
+hand and nothing is declared equivalent. Resumable: stored lines are kept, their ids are skipped,
+and the store is written after every admitted task. The run ends with tasks per minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import time
+from pathlib import Path
+from typing import Any
+
+from sandbox_env.families.fastapi_checks import passes_for_catch_all
+from sandbox_env.families.fastapi_vary import VaryError, require_drawn_echoes, validate
+from sandbox_env.families.fastapi_words import refused_words
+from sandbox_env.generate import api_store
+from sandbox_env.verify.coverage import coverage_problems
+
+REFERENCE_DRAWS = 3
+MAX_CHECKS = 14  # the composed tier's cap (families/fastapi.py CHECK_CAPS)
+PER_SIGNATURE = 3
+
+
+def screen(record: dict[str, Any]) -> list[str]:
+    """Host-side problems of a candidate record (no container)."""
+    problems = [f"the spec uses {w!r}" for w in refused_words(record["spec"])]
+    known = {c["name"] for c in record["checks"]}
+    problems += coverage_problems(record["spec"], record["coverage"], known)
+    try:
+        validate(record["vary"], record["checks"], record["spec"], record["task_id"])
+        require_drawn_echoes(record["checks"], record["vary"], record["spec"], record["task_id"])
+    except VaryError as exc:
+        problems.append(str(exc))
+    problems += [f"{c['name']!r} passes for an app answering 200 {{}}" for c in record["checks"] if passes_for_catch_all(c)]
+    if not 2 <= len(record["checks"]) <= MAX_CHECKS:
+        problems.append(f"{len(record['checks'])} checks")
+    return problems
+
+
+def mutant_pool(record: dict[str, Any], row: Any) -> dict[str, tuple[Any, str]]:
+    from sandbox_env.verify.mutants import FASTAPI_OPERATORS, generate
+
+    return {m.name: (row, m.source) for m in generate(record["reference"], FASTAPI_OPERATORS)}
+
+
+async def verify_record(record: dict[str, Any], grader: Any, concurrency: int) -> tuple[bool, str, dict[str, Any]]:
+    """(admitted, why not, what was measured) for one record, by execution."""
+    from sandbox_env.verify.execution import admit
+
+    row = api_store.compile_generated_fastapi(record)
+    mutants = mutant_pool(record, row)
+    ok, why, measured = await admit(row, record["reference"], [("mutant", mutants)], grader, concurrency, REFERENCE_DRAWS)
+    if not ok:
+        return False, why, {}
+    gradings = REFERENCE_DRAWS + 2 + len(mutants)  # the reference's draws, the two controls, every mutant
+    return (
+        True,
+        "",
+        {
+            "mutants_killed": len(mutants),
+            "catch_all": measured["catch_all"],
+            "reference_draws": REFERENCE_DRAWS,
+            "gradings": gradings,
+        },
+    )
+
+
+def reason_class(why: str) -> str:
+    """A dropped candidate's reason, without its particulars (for the counts printed at the end)."""
+    if why.startswith("mutant "):
+        return "mutant survives: " + why.split()[1].split("@")[0]
+    return why.split("(")[0].split(":")[0].strip()[:60]
+
+
+async def generate_tasks(seed: int, target: int, concurrency: int, path: Path, limit: int, log=print) -> dict[str, Any]:
+    from sandbox_env.grading.runs import Grader
+    from sandbox_env.rollout.image import ensure_image
+    from sandbox_env.sandbox.registry import make_backend
+
+    records = {r["task_id"]: r for r in api_store.read(path)}
+    per_signature = collections.Counter(r["signature"] for r in records.values())
+    log(f"{len(records)} generated fastapi tasks stored in {path}")
+    image = await asyncio.to_thread(ensure_image)
+    backend = make_backend()
+    grader = Grader(backend, image)
+    made = verified = drawn = gradings = 0
+    admitted_seconds = 0.0
+    dropped: collections.Counter[str] = collections.Counter()
+    seconds = 0.0
+    try:
+        for index in range(limit):
+            if made >= target:
+                break
+            record = api_store.candidate_record(seed, index)
+            drawn += 1
+            if record["task_id"] in records:
+                dropped["already stored"] += 1
+                continue
+            if per_signature[record["signature"]] >= PER_SIGNATURE:
+                dropped["signature full"] += 1
+                continue
+            problems = screen(record)
+            if problems:
+                dropped["host: " + problems[0].split(": ", 1)[-1][:60]] += 1
+                log(f"  #{index} {record['task_id']}: dropped on the host, {problems[0][:200]}")
+                continue
+            verified += 1
+            t0 = time.perf_counter()
+            ok, why, measured = await verify_record(record, grader, concurrency)
+            secs = time.perf_counter() - t0
+            seconds += secs
+            kinds = "+".join(record["measures"]["node_kinds"])
+            if not ok:
+                dropped[reason_class(why)] += 1
+                log(f"  #{index} {record['task_id']} ({kinds}): dropped, {why[:200]} ({secs:.0f} s)")
+                continue
+            record["verified"] = {**measured, "seconds": round(secs, 1)}
+            records[record["task_id"]] = record
+            per_signature[record["signature"]] += 1
+            made += 1
+            gradings += measured["gradings"]
+            admitted_seconds += secs
+            api_store.write(path, list(records.values()))
+            log(f"  #{index} {record['task_id']} ({kinds}): admitted, {measured['mutants_killed']} mutants killed ({secs:.0f} s)")
+    finally:
+        backend.teardown()
+    return {
+        "drawn": drawn,
+        "verified": verified,
+        "admitted": made,
+        "dropped": dict(dropped),
+        "seconds": seconds,
+        "gradings": gradings,
+        "admitted_seconds": admitted_seconds,
+    }
+
+
+async def reverify(rows: list[Any], concurrency: int) -> dict[str, str]:
+    """Every given stored generated fastapi task verified again by execution, as when admitted; {task_id: problem}."""
+    from sandbox_env.grading.runs import Grader
+    from sandbox_env.rollout.image import ensure_image
+    from sandbox_env.sandbox.registry import make_backend
+
+    records = {r["task_id"]: r for r in api_store.read()}
+    image = await asyncio.to_thread(ensure_image)
+    backend = make_backend()
+    problems: dict[str, str] = {}
+    try:
+        grader = Grader(backend, image)
+        for row in rows:
+            record = records[row.task_id]
+            host = screen(record)
+            ok, why, _ = (False, host[0], {}) if host else await verify_record(record, grader, concurrency)
+            if not ok:
+                problems[row.task_id] = why
+    finally:
+        backend.teardown()
+    return problems
+
+
+def main_reverify(rows: list[Any], concurrency: int = 2) -> int:
+    """build_tasks.py --verify for generated fastapi tasks: prints failures, counts and time."""
+    t0 = time.perf_counter()
+    problems = asyncio.run(reverify(rows, concurrency))
+    for task_id, why in sorted(problems.items()):
+        print(f"  {task_id} FAIL: {why[:300]}")
+    secs = time.perf_counter() - t0
+    print(f"generated fastapi tasks: {len(rows) - len(problems)}/{len(rows)} verified again ({secs:.0f} s)")
+    return 1 if problems else 0
+
+
+def respec(path: Path) -> int:
+    """Title, spec and coverage of every stored line rendered again from its tree (wording changes need no container).
+
+    The checks, tokens and reference are not touched (they are what verification admitted), so a line
+    whose re-rendered text fails the host screen stops the command instead of being stored.
+    """
+    from sandbox_env.generate.api_spec import render_spec, title
+
+    records = api_store.read(path)
+    for record in records:
+        record["spec"], record["coverage"] = render_spec(record["tree"])
+        record["title"] = title(record["tree"])
+        problems = screen(record)
+        if problems:
+            raise SystemExit(f"{record['task_id']}: {problems[0]}")
+    api_store.write(path, records)
+    print(f"re-rendered the spec of {len(records)} generated fastapi tasks in {path}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m sandbox_env.verify.api_generate", description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--target", type=int, default=10, help="stop after admitting this many new tasks")
+    ap.add_argument("--limit", type=int, default=100_000, help="draw at most this many candidates")
+    ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=api_store.GENERATED_FASTAPI_FILE)
+    ap.add_argument("--respec", action="store_true", help="only re-render the stored specs from their trees (no container)")
+    args = ap.parse_args(argv)
+    if args.respec:
+        return respec(args.out)
+    t0 = time.perf_counter()
+    out = asyncio.run(generate_tasks(args.seed, args.target, args.concurrency, args.out, args.limit))
+    wall = time.perf_counter() - t0
+    stored = api_store.read(args.out)
+    per_minute = out["admitted"] / (wall / 60) if wall > 0 else 0.0
+    per_task = out["seconds"] / out["verified"] if out["verified"] else 0.0
+    print(
+        f"drawn {out['drawn']}, verified in the image {out['verified']}, admitted {out['admitted']}; "
+        f"stored: {len(stored)} in {args.out}"
+    )
+    kinds = collections.Counter(k for r in stored for k in r["measures"]["node_kinds"])
+    print("stored per node kind: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+    tiers = collections.Counter(r["measures"]["tier"] for r in stored)
+    splits = collections.Counter(r["split"] for r in stored)
+    print(f"stored per tier: {dict(sorted(tiers.items()))}; per split: {dict(sorted(splits.items()))}; "
+          f"signatures: {len({r['signature'] for r in stored})}")  # fmt: skip
+    for why, n in sorted(out["dropped"].items(), key=lambda kv: -kv[1]):
+        print(f"  {'skipped' if why == 'already stored' else 'dropped'} {n}: {why}")
+    print(f"{wall:.0f} s: {per_minute:.2f} tasks a minute admitted; {per_task:.1f} s of verification a verified candidate")
+    if out["gradings"]:
+        per_grading = out["admitted_seconds"] / out["gradings"]
+        hours = 1000 * out["admitted_seconds"] / out["admitted"] / 3600
+        print(
+            f"admitted tasks: {out['gradings'] / out['admitted']:.1f} gradings each, {per_grading:.1f} s a grading at "
+            f"concurrency {args.concurrency}; 1,000 tasks at this rate: {hours:.1f} h (the issue's bound: 2 h)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,149 @@
+"""Mutants of a generated django task's reference: the django operators, plus each feature kind's own.
+
+`verify/mutants.py`'s DJANGO_OPERATORS cover field options, constraints, lookups, comparisons,
+raises, transactions and signals. A generated feature kind adds the mistakes its spec states
+precisely and a model makes, each an operator over the reference's syntax tree (the same
+`generate` machinery, so names and order are deterministic):
+- queryset: a zero figure left as NULL (`coalesce`, reused), one aggregate for another
+  (`aggregate`, reused), an aggregate counting every status (`aggregate_filter`), a status
+  left out of the counted ones (`in_list`), the flag's filter flipped (`bool_lookup`);
+- view: an ordering's direction or key (`order`, reused), a test negated (`negate`, reused), a
+  status code changed (`response_status`: `status=404` -> 200, any other -> 404), an integer
+  path segment that takes any text (`path_converter`: `<int:` -> `<str:`), a view decorator
+  dropped (`decorator`: the method restriction gone), the flag's condition flipped or dropped
+  (`bool_lookup`);
+- budget: the django operators drop the related rows' prefetch (`related`); plus `coalesce`,
+  `aggregate`, `aggregate_filter`, `order` and `bool_lookup` as above;
+- constraints: the django operators already drop a constraint, a field option, a validator, the
+  capacity check's raise and flip its boundary.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+
+from sandbox_env.verify.mutants import (
+    DJANGO_OPERATORS,
+    Context,
+    Edit,
+    Mutant,
+    Operator,
+    _with_keyword,
+    generate,
+    op_aggregate,
+    op_coalesce,
+    op_negate,
+    op_order,
+)
+
+
+def op_response_status(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A response's status code changed: `status=404` -> 200, any other code -> 404."""
+    if not isinstance(node, ast.Call):
+        return
+    for i, kw in enumerate(node.keywords):
+        if kw.arg == "status" and isinstance(kw.value, ast.Constant) and type(kw.value.value) is int:
+            code = kw.value.value
+            other = 200 if code == 404 else 404
+            yield f"status {code}->{other}", _with_keyword(node, i, ast.keyword("status", ast.Constant(other)))
+
+
+def op_path_converter(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A URL pattern's integer segment made to take any text: `<int:` -> `<str:`."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("path", "re_path")):
+        return
+    if node.args and isinstance(node.args[0], ast.Constant) and "<int:" in str(node.args[0].value):
+        new = copy.deepcopy(node)
+        new.args[0] = ast.Constant(node.args[0].value.replace("<int:", "<str:"))
+        yield "<int:> -> <str:>", new
+
+
+def op_decorator(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Each decorator of a function dropped."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for i, dec in enumerate(node.decorator_list):
+            new = copy.deepcopy(node)
+            del new.decorator_list[i]
+            yield f"drop @{ast.unparse(dec)[:40]} on {node.name}", new
+
+
+AGGREGATE_CALLS = ("Count", "Sum", "Max", "Min", "Avg")
+
+
+def op_aggregate_filter(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """An aggregate's `filter=` dropped: every related row counted, whatever its status."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in AGGREGATE_CALLS:
+        for i, kw in enumerate(node.keywords):
+            if kw.arg == "filter":
+                yield f"{node.func.id} drop filter", _with_keyword(node, i, None)
+
+
+def op_in_list(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """One value left out of an `__in` lookup's list."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Q"):
+        return
+    for i, kw in enumerate(node.keywords):
+        if kw.arg and kw.arg.endswith("__in") and isinstance(kw.value, (ast.List, ast.Tuple)) and len(kw.value.elts) > 1:
+            for j, elt in enumerate(kw.value.elts):
+                seq = copy.deepcopy(kw.value)
+                del seq.elts[j]
+                yield f"{kw.arg} drop {ast.unparse(elt)}", _with_keyword(node, i, ast.keyword(kw.arg, seq))
+
+
+def op_bool_lookup(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A lookup on a boolean flipped (`flag=True` -> `flag=False`), or dropped when the call keeps another."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("filter", "exclude")):
+        return
+    for i, kw in enumerate(node.keywords):
+        if kw.arg and isinstance(kw.value, ast.Constant) and type(kw.value.value) is bool:
+            flipped = ast.keyword(kw.arg, ast.Constant(not kw.value.value))
+            yield f"{kw.arg}={kw.value.value}->{not kw.value.value}", _with_keyword(node, i, flipped)
+            if len(node.keywords) + len(node.args) > 1:
+                yield f"drop {kw.arg}={kw.value.value}", _with_keyword(node, i, None)
+
+
+KIND_OPERATORS: dict[str, dict[str, Operator]] = {
+    "queryset": {
+        "coalesce": op_coalesce,
+        "aggregate": op_aggregate,
+        "aggregate_filter": op_aggregate_filter,
+        "in_list": op_in_list,
+        "bool_lookup": op_bool_lookup,
+    },
+    "constraints": {},
+    "view": {
+        "order": op_order,
+        "negate": op_negate,
+        "response_status": op_response_status,
+        "path_converter": op_path_converter,
+        "decorator": op_decorator,
+        "bool_lookup": op_bool_lookup,
+    },
+    "budget": {
+        "coalesce": op_coalesce,
+        "aggregate": op_aggregate,
+        "aggregate_filter": op_aggregate_filter,
+        "order": op_order,
+        "bool_lookup": op_bool_lookup,
+    },
+}
+
+
+def mutants_of(reference: dict[str, str], deliverables: list[str], kinds: list[str]) -> list[Mutant]:
+    """Every mutant of each deliverable (name `path:operator@line:col detail`), django operators first."""
+    operators = dict(DJANGO_OPERATORS)
+    for kind in kinds:
+        operators.update(KIND_OPERATORS[kind])
+    out: list[Mutant] = []
+    for path in deliverables:
+        out += generate(reference[path], operators, prefix=f"{path}:")
+    return out
+
+
+def files_of(mutant: Mutant, reference: dict[str, str]) -> dict[str, str]:
+    path = mutant.name.split(":", 1)[0]
+    assert Path(path).suffix == ".py", mutant.name
+    return {**reference, path: mutant.source}

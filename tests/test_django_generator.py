@@ -1,0 +1,226 @@
+"""The django task generator: determinism, the host screen, the oracles, the store; one sample per kind in the image.
+
+Everything but the last test runs without Docker. The last one (`docker`) verifies one
+candidate of every feature kind through the real grader, as `websandbox tasks generate_django`
+does: reference on several draws, empty, syntax error and junk controls, every mutant killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from sandbox_env.families import django_vary
+from sandbox_env.families.django_words import API_WORDS
+from sandbox_env.generate import dj_store
+from sandbox_env.generate.dj_domain import TEMPLATES, draw_domain
+from sandbox_env.generate.dj_features import KINDS, NON_FIELD, budget_oracle, cs_oracle, qs_oracle, view_oracle
+from sandbox_env.generate.dj_task import KIND_ORDER, ScreenError, candidate, screen, signature_of
+from sandbox_env.generate.store import split_of
+
+
+def test_the_same_seed_draws_the_same_candidates_and_another_seed_others():
+    first = [candidate(7, i) for i in range(6)]
+    assert first == [candidate(7, i) for i in range(6)]
+    other = [candidate(8, i) for i in range(6)]
+    assert [r["tests"] for r in first] != [r["tests"] for r in other]
+
+
+def test_a_bad_seed_is_refused_with_a_clear_error():
+    with pytest.raises(ValueError, match="seed"):
+        candidate(-1, 0)
+
+
+def test_every_kind_is_drawn_in_turn_and_passes_the_host_screen():
+    records = [candidate(3, i) for i in range(36)]
+    assert [r["node"]["kind"] for r in records[:3]] == list(KIND_ORDER)
+    assert {r["template"] for r in records} == {t.key for t in TEMPLATES}
+    for r in records:
+        screen(r)
+        assert not API_WORDS.findall(r["spec"] + r["title"]), r["task_id"]
+
+
+def test_a_budget_task_is_drawn_only_when_asked_for_and_carries_its_naive_control():
+    assert all(candidate(2, i)["node"]["kind"] != "budget" for i in range(12))
+    for i in range(6):
+        r = candidate(2, i, "budget")
+        screen(r)
+        assert r["only"] == "budget" and r["naive"] and r["budget_tests"] == r["hidden_budget_tests"]
+        row = dj_store.compile_generated_django(r)
+        assert row.grading["budget_tests"] == [f"tests/{r['budget_tests'][0]}", f"hidden/{r['budget_tests'][0]}"]
+    assert candidate(2, 0, "budget") == candidate(2, 0, "budget") != candidate(2, 1, "budget")
+
+
+def test_the_budget_oracle_keeps_empty_rows_and_counts_one_status():
+    node = {"kind": "budget", "options": {"total": True, "only_flagged": True}, "constants": {"counted": "done"}}
+    parents = [{"name": "b", "flag": True}, {"name": "a", "flag": True}, {"name": "c", "flag": False}]
+    kids = [
+        {"parent": "a", "code": "y", "qty": 4, "status": "done"},
+        {"parent": "a", "code": "x", "qty": 6, "status": "DONE"},
+        {"parent": "c", "code": "z", "qty": 1, "status": "done"},
+    ]
+    assert budget_oracle(node, parents, kids) == [
+        {"name": "a", "codes": ["x", "y"], "total": [4]},
+        {"name": "b", "codes": [], "total": []},
+    ]
+
+
+def test_a_spec_that_names_the_technique_is_screened_out():
+    record = candidate(3, 0)
+    record["spec"] += "\nUse select_related to keep it to one query.\n"
+    with pytest.raises(ScreenError, match="technique"):
+        screen(record)
+
+
+def test_a_reference_equal_to_its_stub_is_screened_out():
+    record = candidate(3, 1)
+    record["reference"] = {p: record["tree"][p] for p in record["deliverables"]}
+    with pytest.raises(ScreenError, match="stub"):
+        screen(record)
+
+
+def test_eval_holds_out_whole_signatures_and_domain_seeds():
+    records = [candidate(11, i) for i in range(90)]
+    for r in records:
+        assert r["signature"] == signature_of(r["node"]) and r["split"] == split_of(r["signature"])
+        assert (r["domain_seed"] % 5 == 0) == (r["split"] == "eval"), r["task_id"]
+        assert r["template"] == draw_domain(r["domain_seed"]).template.key
+    assert {r["split"] for r in records} == {"train", "eval"}
+
+
+def test_the_signature_has_no_constants_of_the_domain_or_the_rows():
+    for r in (candidate(5, i) for i in range(9)):
+        sig = r["signature"]
+        assert r["template"] not in sig and str(r["domain_seed"]) not in sig
+        for value in r["node"]["constants"].values():
+            assert not (isinstance(value, str) and value in sig), (sig, value)
+
+
+def test_hidden_data_is_drawn_again_for_every_grading():
+    for r in (candidate(4, i) for i in range(3)):
+        row = dj_store.compile_generated_django(r)
+        g = row.grading
+        assert g["vary"], r["task_id"]
+        one, _ = django_vary.drawn_hidden(g, random.Random(1))
+        two, _ = django_vary.drawn_hidden(g, random.Random(2))
+        assert one != two
+        visible = next(iter(r["tests"].values()))
+        assert visible != next(iter(r["hidden"].values()))
+
+
+def test_a_stored_line_compiles_to_a_generated_row_graded_as_a_django_task():
+    r = candidate(4, 2)
+    row = dj_store.compile_generated_django(r)
+    assert (row.family, row.source, row.split, row.signature) == ("django", "generated", r["split"], r["signature"])
+    assert row.collect == r["deliverables"] and row.measures["features"] == [r["node"]["kind"]]
+    assert len([i for i in row.grading["test_ids"] if i.startswith("hidden/")]) >= len(
+        [i for i in row.grading["test_ids"] if i.startswith("tests/")]
+    )
+    assert "Task id" not in row.prompt and r["spec"].strip() in row.prompt
+
+
+def test_every_stored_task_compiles_and_redraws():
+    for record in dj_store.read():
+        row = dj_store.compile_generated_django(record)
+        assert row.task_id == record["task_id"]
+        again = candidate(record["seed"], record["index"], record.get("only"))
+        assert {k: again[k] for k in ("task_id", "spec", "reference", "tests", "hidden")} == {
+            k: record[k] for k in ("task_id", "spec", "reference", "tests", "hidden")
+        }
+
+
+# -- the oracles, on hand-made rows -------------------------------------------------------------
+
+
+def test_the_figures_oracle_counts_exact_statuses_and_keeps_zero_rows():
+    parents = [{"name": "a"}, {"name": "b"}]
+    children = [
+        {"parent": "a", "qty": 5, "status": "done"},
+        {"parent": "a", "qty": 7, "status": "done"},
+        {"parent": "a", "qty": 9, "status": "DONE"},
+        {"parent": "b", "qty": 3, "status": "booked"},
+    ]
+    got = qs_oracle(parents, children, ["done"], ["count", "sum", "max"])
+    assert got == {"a": {"count": 2, "sum": [5, 7], "max": 7}, "b": {"count": 0, "sum": [], "max": 0}}
+
+
+def _cs_node(rules, high=300, among=None):
+    options = {"rules": rules}
+    constants = {"high": high}
+    if among:
+        constants["among"] = among
+    return {"kind": "constraints", "options": options, "constants": constants}
+
+
+def test_the_constraints_oracle_puts_each_error_where_django_reports_it():
+    t = TEMPLATES[0]  # clinic: Ward, Visit, ref, minutes, beds
+    node = _cs_node(["range", "unique", "lowercase", "capacity"], among=["booked", "done"])
+
+    def case(**kw):
+        base = {"parent": "big", "code": "amber", "qty": 10, "status": "booked", "capacity": 50}
+        return {**base, **kw}
+
+    assert cs_oracle(node, t, case(), []) == ({}, False)
+    assert cs_oracle(node, t, case(qty=0), []) == ({NON_FIELD: ["minutes_out_of_range"]}, True)
+    assert cs_oracle(node, t, case(qty=300, capacity=1000), []) == ({}, False)  # the bound is included
+    assert cs_oracle(node, t, case(qty=51), []) == ({NON_FIELD: ["over_beds"]}, False)  # validation only
+    assert cs_oracle(node, t, case(code="Amber"), []) == ({"ref": ["ref_not_lowercase"]}, False)
+    first = {"parent": "big", "code": "amber", "status": "done"}
+    assert cs_oracle(node, t, case(), [first]) == ({NON_FIELD: ["ref_taken"]}, True)
+    assert cs_oracle(node, t, case(status="missed"), [first]) == ({}, False)  # outside the statuses: no conflict
+    # a field error on the code leaves the unique rule unreported, but the database still refuses
+    assert cs_oracle(node, t, case(code="abcdefghijklm"), [{**first, "code": "abcdefghijklm"}]) == (
+        {"ref": ["max_length"]},
+        True,
+    )
+
+
+def test_the_view_oracle_answers_status_codes_filters_and_order():
+    node = {
+        "kind": "view",
+        "options": {"filters": ["status", "min"], "hide_off": True, "order": "qty"},
+        "constants": {"statuses": ["booked", "done", "missed"]},
+    }
+    p, off = {"name": "a", "flag": True}, {"name": "z", "flag": False}
+    kids = [
+        {"parent": "a", "code": "x", "qty": 5, "status": "done"},
+        {"parent": "a", "code": "y", "qty": 9, "status": "booked"},
+        {"parent": "a", "code": "w", "qty": 7, "status": "done"},
+    ]
+    status, body = view_oracle(node, p, kids, {})
+    assert status == 200 and [i["code"] for i in body["items"]] == ["y", "w", "x"]
+    assert view_oracle(node, p, kids, {"min": "7"})[1]["count"] == 2  # the minimum itself is kept
+    assert view_oracle(node, p, kids, {"status": "DONE"})[0] == 400
+    assert view_oracle(node, p, kids, {"min": "-3"})[0] == 400
+    assert view_oracle(node, off, kids, {})[0] == 404
+    assert view_oracle(node, None, kids, {})[0] == 404
+
+
+def test_each_kind_renders_a_reference_that_differs_from_its_junk():
+    domain = draw_domain(3)
+    for name, kind in KINDS.items():
+        node = kind.draw(domain, random.Random(name))
+        assert kind.reference(domain, node) != kind.junk(domain, node)
+
+
+# -- in the image ---------------------------------------------------------------------------------
+
+
+@pytest.mark.docker
+async def test_one_candidate_of_every_kind_is_admitted_by_execution(backend, image):
+    from sandbox_env.grading.runs import Grader
+    from sandbox_env.verify.base import VerifyContext
+    from sandbox_env.verify.dj_generate import verify_record
+
+    records = [candidate(1, i) for i in range(3)] + [candidate(1, 2, "budget")]
+    assert [r["node"]["kind"] for r in records] == [*KIND_ORDER, "budget"]
+    sem = asyncio.Semaphore(3)
+    ctx, grader = VerifyContext(backend, image), Grader(backend, image)
+    results = await asyncio.gather(*(verify_record(r, ctx, grader, sem) for r in records))
+    for record, (ok, why, recorded) in zip(records, results, strict=True):
+        assert ok, (record["task_id"], why)
+        assert recorded["killed"] == recorded["mutants"] >= 3
+        assert recorded["controls"]["reference"] == 1.0 and recorded["controls"]["junk"] == 0.0
+    assert records[-1]["naive"] and results[-1][2]["controls"]["naive"] == 0.0  # right, over budget: fails
