@@ -38,6 +38,12 @@ def reference_calls(family: str, task_id: str) -> list[dict[str, Any]]:
         for record in [*read_composed(), *read_generated_fastapi()]:
             if record["task_id"] == task_id:
                 return get_verifier(family).source_calls(record["reference"])
+    if family == "django" and not folder.is_dir():  # a generated task: its stored reference files
+        from sandbox_env.generate.dj_store import read as read_generated_django
+
+        for record in read_generated_django():
+            if record["task_id"] == task_id:
+                return get_verifier(family).files_calls(record["reference"])
     if family == "orm" and not folder.is_dir():
         from sandbox_env.generate.store import read
 

@@ -32,8 +32,12 @@ class DjangoVerifier:
         return read_folder(folder / kind)
 
     def reference_calls(self, folder: Path) -> list[dict[str, Any]]:
+        return self.files_calls(self.solution_files(folder))
+
+    def files_calls(self, files: dict[str, str]) -> list[dict[str, Any]]:
+        """Deliverables written with bash, then the visible tests run, as a model would."""
         return [
-            {"tool": "bash", "args": {"command": bash_write_files(self.solution_files(folder))}},
+            {"tool": "bash", "args": {"command": bash_write_files(files)}},
             {"tool": "bash", "args": {"command": "cd /workspace && python -m pytest -q"}},
         ]
 
