@@ -22,6 +22,7 @@ import time
 from collections import Counter
 
 from sandbox_env.constants import DATA_FILE, DEFAULTS
+from sandbox_env.dataset import load_rows, split_summary
 from sandbox_env.families import FAMILY_NAMES
 from sandbox_env.families.base import TaskRow
 from sandbox_env.verify import get_verifier
@@ -116,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"compiled {len(rows)} tasks into {DATA_FILE}")
     for line in count_lines(rows):
         print(line)
+    print(f"  {split_summary(load_rows())}")  # the benchmark's version: a report of a run repeats it
     if not args.verify and not args.mutants:
         return 0
     chosen = [r for r in rows if (not args.family or r.family in args.family) and (not args.task or r.task_id in args.task)]
