@@ -523,6 +523,49 @@ async def test_a_count_sent_through_a_swapped_and_restored_observe_cannot_hide_t
     _assert_zero(grade)
 
 
+# The same rewrite one step further down: observe() is left alone and the module's sink (what observe
+# hands each operand to on its way to the host) is swapped for one call and put back. Every function
+# of observations is what sends a count: the hook compares them all as each statement ends.
+SINK_SWAPPED_AND_RESTORED = """
+import observations as _observations
+from django.db import connection as _connection
+
+@@NAIVE@@
+
+_per_row = post_activity
+
+
+def post_activity():
+    ran = []
+
+    def counting(execute, sql, params, many, context):
+        ran.append(sql)
+        return execute(sql, params, many, context)
+
+    with _connection.execute_wrapper(counting):
+        rows = _per_row()
+    extra = max(0, len(ran) - 1)
+    real = _observations._sink
+
+    def sink(frame):
+        _observations._sink = real
+        observed = frame.get("observed") if type(frame) is dict else None
+        count = observed[1].get("i") if observed and type(observed[1]) is dict else None
+        if type(count) is str and count.isdigit():  # an int leaves as {"i": "<digits>"}
+            observed[1] = {"i": str(max(0, int(count) - extra))}
+        return real(frame)
+
+    if extra and real is not None:
+        _observations._sink = sink
+    return rows
+"""
+
+
+async def test_a_count_sent_through_a_swapped_and_restored_sink_cannot_hide_the_loop(backend, image):
+    grade = await _grade(backend, image, _with_naive(SINK_SWAPPED_AND_RESTORED))
+    _assert_zero(grade)
+
+
 # The guard names the frozen tests to the hook from its own `items` (register_tests, after
 # collection); at import, during collection, the deliverable finds the guard among pytest's plugins
 # (its frames hold the session) and adds an item of its own whose test function is its wrapper.

@@ -40,8 +40,10 @@ The hook
   it): while the statement runs its test's frame is suspended in it, so neither a copy of the
   test's code run with other globals nor a function of the code under test added to the tests
   the guard names can end it early. As a statement ends, what sends its count
-  (`observations.observe`, `Hole`, `_audit`, read from the module's own dict) must be the
-  grader's, so a count sent through a swapped and restored `observe` is tampering. Django's debug
+  (read from `observations`' own dict) must be the
+  grader's: every function and class of the module and every method of its classes, as the hook found them
+  (the runner arms the sink before the hook is installed), so a count sent through an `observe`, an encoder
+  or a sink swapped for one call and put back is tampering. Django's debug
   cursor and query log play no part, so code under test cannot see from them whether it is measured;
 - compares, at the end of every CaptureQueriesContext (which Django's own budgets use; the wrappers
   below report its start and end, and the hook accepts those reports only from the wrappers'
@@ -127,7 +129,6 @@ FORBIDDEN = {
 
 
 WINDOW_CODES: set[Any] = set()
-SPAN_NEEDS = ("observe", "Hole", "_audit")  # the names observations.span.__exit__ looks up in its module as it ends
 
 
 def wrap_capture_queries(capture_queries_context: type, audit: Any = _audit) -> None:
@@ -190,8 +191,13 @@ def install(alarm: Any, registrar: Any = None) -> None:
     capture_class, wrapper_class, local_class = CaptureQueriesContext, DatabaseWrapper, type(handler._connections)
     proxy_class = ConnectionProxy
     span_globals = vars(observations)  # a module's dict cannot be swapped for another
-    span_needs = {name: span_globals[name] for name in SPAN_NEEDS}  # what span.__exit__ looks up as it ends
+    # what sends a statement's count: every function and class of the module (observe, its encoder, the sink
+    # the runner armed before this hook), as they are now; compared as each statement ends
+    span_needs = {name: v for name, v in span_globals.items() if callable(v) and not name.startswith("__")}
     span_needs_code = {name: getattr(v, "__code__", None) for name, v in span_needs.items()}
+    class_needs = {
+        (name, attr): f for name, v in span_needs.items() if isinstance(v, type) for attr, f in vars(v).items() if callable(f)
+    }
     deque_type = deque  # BaseDatabaseWrapper.queries_log
     opener = DatabaseWrapper.get_new_connection
     opener_code = getattr(opener, "__wrapped__", opener).__code__
@@ -399,6 +405,9 @@ def install(alarm: Any, registrar: Any = None) -> None:
         for name, value in span_needs.items():
             if dict_get(span_globals, name) is not value or _getattr(value, "__code__", None) is not span_needs_code[name]:
                 alarm(f"observations.{name}, which sends a statement's count, was replaced")
+        for (name, attr), f in class_needs.items():
+            if object_dict(span_needs[name]).get(attr) is not f:  # a class's own mappingproxy
+                alarm(f"observations.{name}.{attr}, which sends a statement's count, was replaced")
         if _type(box) is _list:
             box.append(total[0] - start[0])
 
