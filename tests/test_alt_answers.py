@@ -13,8 +13,8 @@ import ast
 
 import pytest
 
+from sandbox_env.verify.answers import alt_names, answers
 from sandbox_env.verify.compile import compile_all, task_folder, task_folders
-from sandbox_env.verify.variants import alt_names, variants
 
 MINIMUM = {"orm": 20, "fastapi": 20, "django": 20}  # django also: every hand-written task has one
 
@@ -39,7 +39,7 @@ def repairs() -> list:
 @pytest.mark.parametrize("family", ["orm", "fastapi", "django"])
 def test_at_least_twenty_tasks_of_the_family_have_an_alt_answer(family, repairs):
     """Hand-written tasks with an alt, and repair tasks whose base has one (graded under the repair row)."""
-    with_alts = [f.name for f in task_folders(family) if variants(family, f)]
+    with_alts = [f.name for f in task_folders(family) if answers(family, f)]
     with_alts += [r.task_id for r in repairs if r.family == family and r.measures["alts"]]
     assert len(with_alts) >= MINIMUM[family], (family, len(with_alts))
 
@@ -49,7 +49,7 @@ def test_every_repair_row_names_its_base_tasks_alts(repairs):
     assert repairs, "no repair tasks stored"
     for r in repairs:
         assert r.measures["alts"] == alt_names(r.family, task_folder(r.family, r.base_task)), r.task_id
-        assert r.measures["alts"] == sorted(variants(r.family, task_folder(r.family, r.base_task))), r.task_id
+        assert r.measures["alts"] == sorted(answers(r.family, task_folder(r.family, r.base_task))), r.task_id
     for family in ("orm", "fastapi", "django"):
         assert any(r.measures["alts"] for r in repairs if r.family == family), family
 
@@ -58,7 +58,7 @@ def test_every_django_task_has_an_alt_answer_writing_every_deliverable():
     import tomllib
 
     for folder in task_folders("django"):
-        alts = variants("django", folder)
+        alts = answers("django", folder)
         assert alts, f"{folder.name}: no alt_*/ folder"
         deliverables = set(tomllib.loads((folder / "task.toml").read_text())["deliverables"])
         for name, files in alts.items():
@@ -75,7 +75,7 @@ def test_every_alt_is_a_route_of_its_own(family):
     for folder in task_folders(family):
         reference = _reference(family, folder)
         seen = {_answer_shape(reference if family == "django" else reference["reference.py"])}
-        for name, answer in variants(family, folder).items():
+        for name, answer in answers(family, folder).items():
             shape = _answer_shape(answer)
             assert shape not in seen, f"{folder.name}/{name} repeats the reference or another alt"
             seen.add(shape)

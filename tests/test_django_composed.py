@@ -22,9 +22,9 @@ import pytest
 
 from sandbox_env.families.django import FAMILY, HIDDEN_DIR, TESTS_DIR
 from sandbox_env.families.django_words import API_WORDS  # the words a spec must not use
+from sandbox_env.verify.answers import answers
 from sandbox_env.verify.compile import task_folders
 from sandbox_env.verify.coverage import task_coverage_problems
-from sandbox_env.verify.variants import variants
 
 SINGLE = [f for f in task_folders("django") if "composed" not in tomllib.loads((f / "task.toml").read_text())]
 COMPOSED = [f for f in task_folders("django") if f not in SINGLE]
@@ -69,11 +69,11 @@ def test_a_composed_spec_states_behaviour_not_the_api(folder):
 def test_a_composed_task_keeps_two_wrong_answers_an_alt_and_its_naive_control(folder):
     meta = _toml(folder)
     deliverables = set(meta["deliverables"])
-    wrongs = variants("django", folder, "wrong")
+    wrongs = answers("django", folder, "wrong")
     assert len(wrongs) >= 2, (folder.name, sorted(wrongs))
     for name, files in wrongs.items():
         assert files and set(files) <= deliverables, (folder.name, name)
-    alts = variants("django", folder)
+    alts = answers("django", folder)
     assert alts and all(set(files) == deliverables for files in alts.values()), folder.name
     assert (folder / "naive").is_dir() == bool(meta.get("budget_tests")), folder.name
 

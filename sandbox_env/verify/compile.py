@@ -18,7 +18,7 @@ from sandbox_env.generate.repair_store import REPAIR_FILE, compile_repair
 from sandbox_env.generate.repair_store import read as read_repairs
 from sandbox_env.generate.store import GENERATED_FILE
 from sandbox_env.generate.store import read as read_generated
-from sandbox_env.verify.variants import alt_names
+from sandbox_env.verify.answers import alt_names
 
 
 def task_folder(family: str, task_id: str) -> Path:

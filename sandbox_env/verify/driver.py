@@ -26,10 +26,10 @@ from sandbox_env.dataset import load_rows, split_summary
 from sandbox_env.families import FAMILY_NAMES
 from sandbox_env.families.base import TaskRow
 from sandbox_env.verify import get_verifier
+from sandbox_env.verify.answers import answer_controls
 from sandbox_env.verify.base import Control, VerifyContext
 from sandbox_env.verify.compile import compile_all, task_folder, write_dataset
 from sandbox_env.verify.coverage import coverage_controls
-from sandbox_env.verify.variants import variant_controls
 
 
 async def verify(rows: list[TaskRow], concurrency: int) -> bool:
@@ -50,7 +50,7 @@ async def verify(rows: list[TaskRow], concurrency: int) -> bool:
             try:
                 folder = task_folder(row.family, row.task_id)
                 controls = await get_verifier(row.family).verify_task(folder, row, ctx)
-                controls += await variant_controls(folder, row, ctx)
+                controls += await answer_controls(folder, row, ctx)
                 controls += coverage_controls(folder, row)
             except Exception as exc:  # noqa: BLE001 - report and go on with the rest
                 controls = [Control("verify", 0.0, False, f"{type(exc).__name__}: {exc}")]

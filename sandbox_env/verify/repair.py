@@ -369,11 +369,11 @@ def alt_answers(row: TaskRow) -> dict[str, dict[str, str]]:
     fastapi {app.py: the app}, django every collected deliverable (the reference's, replaced by
     the alt folder's). A base with no folder (a generated orm task) has none.
     """
+    from sandbox_env.verify.answers import answers
     from sandbox_env.verify.compile import task_folder
-    from sandbox_env.verify.variants import variants
 
     folder = task_folder(row.family, row.base_task)
-    found = variants(row.family, folder)
+    found = answers(row.family, folder)
     if row.family == "orm":
         return {name: {repair_store.ORM_CELL: code} for name, code in found.items()}
     if row.family == "fastapi":

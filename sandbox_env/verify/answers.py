@@ -1,4 +1,4 @@
-"""Variant answers of a task: `alt_*` (correct by an unusual route) must score 1.0, and
+"""Other answers of a task: `alt_*` (correct by an unusual route) must score 1.0, and
 `wrong_*` (one realistic mistake) must score below it.
 
 A grader made sensitive by mutants and bigger fixtures may start failing right answers that
@@ -11,10 +11,10 @@ every one of them through the real path:
   dependency, a hand-built response);
 - django: `alt_*/` folders holding deliverables that replace the reference's.
 
-`wrong_*` variants of fastapi (`wrong_*.py` apps) and django (`wrong_*/` folders) are played
+`wrong_*` answers of fastapi (`wrong_*.py` apps) and django (`wrong_*/` folders) are played
 here too and must score below 1.0 (a wrong answer with some checks passing keeps its partial
 credit, as the family's reward says). The orm family plays its own `wrong_*.py` (score 0.0).
-On a fastapi task whose checks draw values ([[vary]]), each variant is graded VARY_DRAWS
+On a fastapi task whose checks draw values ([[vary]]), each answer is graded VARY_DRAWS
 times, each with its own draw: an alt_* must score 1.0 on every one, a wrong_* below 1.0 on
 every one (the lowest and the highest score are what is judged).
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 ALT_TIMEOUT = 60
-VARY_DRAWS = 3  # gradings per variant of a fastapi task with [[vary]]
+VARY_DRAWS = 3  # gradings per answer of a fastapi task with [[vary]]
 
 
 def alt_names(family: str, folder: Path) -> list[str]:
@@ -37,7 +37,7 @@ def alt_names(family: str, folder: Path) -> list[str]:
     return []
 
 
-def variants(family: str, folder: Path, kind: str = "alt") -> dict[str, Any]:
+def answers(family: str, folder: Path, kind: str = "alt") -> dict[str, Any]:
     """The task's alt (or wrong) answers by name: source text (orm, fastapi) or {path: text} (django)."""
     if family in ("orm", "fastapi"):
         return {p.stem: p.read_text() for p in sorted(folder.glob(f"{kind}_*.py"))}
@@ -49,8 +49,8 @@ def variants(family: str, folder: Path, kind: str = "alt") -> dict[str, Any]:
     return {}
 
 
-async def variant_controls(folder: Path, task: Any, ctx: Any) -> list[Any]:
-    """One Control per variant: alt_* ok at exactly 1.0, wrong_* (fastapi, django) ok below 1.0."""
+async def answer_controls(folder: Path, task: Any, ctx: Any) -> list[Any]:
+    """One Control per answer: alt_* ok at exactly 1.0, wrong_* (fastapi, django) ok below 1.0."""
     import asyncio
 
     from sandbox_env.families import grade_final
@@ -58,8 +58,8 @@ async def variant_controls(folder: Path, task: Any, ctx: Any) -> list[Any]:
     from sandbox_env.verify.base import Control
     from sandbox_env.verify.scripted import scripted_rollout
 
-    alts = variants(task.family, folder)
-    wrongs = variants(task.family, folder, "wrong") if task.family != "orm" else {}
+    alts = answers(task.family, folder)
+    wrongs = answers(task.family, folder, "wrong") if task.family != "orm" else {}
     alts.update(wrongs)
     if not alts:
         return []
@@ -76,7 +76,7 @@ async def variant_controls(folder: Path, task: Any, ctx: Any) -> list[Any]:
             bad = [g for g in runs if g.scoring_error or g.tampered]
             if bad:
                 return bad[0]
-            # the run that judges the variant: a wrong_* at its highest, an alt_* at its lowest
+            # the run that judges the answer: a wrong_* at its highest, an alt_* at its lowest
             return max(runs, key=lambda g: g.score) if source in wrongs.values() else min(runs, key=lambda g: g.score)
         from sandbox_env.verify.django import VERIFIER
 
