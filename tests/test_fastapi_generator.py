@@ -4,20 +4,24 @@ Host: the same seed gives the same candidates; the host screens admit what the g
 and refuse what they exist to refuse (an API word in the spec, an uncovered sentence, a check
 that gives back a sent value without a drawn one); the oracle answers by the stated rules; a
 stored line is what its (seed, index) draws and compiles to a row with its source, split,
-signature and measures. Image (marked docker): one candidate per node kind verified by
-execution the way the generator admits one.
+signature and measures, and keeps drawing under the grammar it was drawn with; each grammar-2
+kind (alias_field, error_shape, conflict_409) is stated by the spec, answered by the oracle as
+stated, and has its typical mistake among the reference's mutants. Image (marked docker): one
+candidate per node kind verified by execution the way the generator admits one.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+import itertools
 
 import pytest
 
 from sandbox_env.generate import api_store, api_tree
-from sandbox_env.generate.api_checks import NAMES, Oracle
+from sandbox_env.generate.api_checks import NAMES, Oracle, json_key
 from sandbox_env.verify.api_generate import screen
+from sandbox_env.verify.mutants import FASTAPI_OPERATORS, generate
 
 SAMPLE = 40
 
@@ -73,16 +77,19 @@ def test_every_check_whose_answer_echoes_its_input_draws_a_token():
 
 
 def test_the_oracle_applies_the_stated_field_rules_and_ids():
-    tree = next(t for t in (api_tree.candidate(1, i) for i in range(200)) if t["choice"] and t["auth"] == "none")
+    tree = next(
+        t for t in (api_tree.candidate(1, i) for i in range(200)) if t["choice"] and t["auth"] == "none" and not t["unique"]
+    )
     o = Oracle(tree)
     text, number, choice = tree["text"], tree["number"], tree["choice"]
-    ok = {text["name"]: "x" * text["min"], number["name"]: number["le"]}
+    ok = {text["name"]: "x" * text["min"], json_key(tree, "number"): number["le"]}
     if tree["secret"]:
         ok[tree["secret"]["name"]] = "s"
     post = {"method": "POST", "path": f"/{tree['many']}"}
-    assert o.answer({**post, "json": {**ok, text["name"]: "x" * (text["max"] + 1)}}) == {"status": 422}
-    assert o.answer({**post, "json": {**ok, number["name"]: number["ge"] - 1}}) == {"status": 422}
-    assert o.answer({**post, "json": {**ok, choice["name"]: "nowhere"}}) == {"status": 422}
+    refused = {"status": 422, **({"json": _shaped(tree, 422, tree["errors"]["invalid"])} if tree.get("errors") else {})}
+    assert o.answer({**post, "json": {**ok, text["name"]: "x" * (text["max"] + 1)}}) == refused
+    assert o.answer({**post, "json": {**ok, json_key(tree, "number"): number["ge"] - 1}}) == refused
+    assert o.answer({**post, "json": {**ok, choice["name"]: "nowhere"}}) == refused
     first = o.answer({**post, "json": ok})
     assert first["status"] == 201 and first["json"]["id"] == 1 and first["json"][choice["name"]] == choice["default"]
     assert tree["secret"] is None or tree["secret"]["name"] not in first["json"]
@@ -101,7 +108,7 @@ def test_a_stored_line_is_what_its_seed_and_index_draw_and_compiles_to_a_generat
     if not stored:
         pytest.skip("no generated fastapi tasks stored")
     for record in stored:
-        drawn = api_store.candidate_record(record["drawn"]["seed"], record["drawn"]["index"])
+        drawn = api_store.candidate_record(record["drawn"]["seed"], record["drawn"]["index"], api_store.grammar_of(record))
         assert {k: v for k, v in record.items() if k != "verified"} == drawn, record["task_id"]
     row = api_store.compile_generated_fastapi(stored[0])
     assert row.source == "generated" and row.family == "fastapi" and row.signature == stored[0]["signature"]
@@ -110,14 +117,102 @@ def test_a_stored_line_is_what_its_seed_and_index_draw_and_compiles_to_a_generat
     assert {"source", "split", "signature", "measures"} <= set(info)
 
 
+def test_grammar_1_draws_as_before_and_grammar_2_draws_its_own_stream():
+    first = [api_tree.candidate(1, i, grammar=1) for i in range(30)]
+    assert all(not {"alias", "errors", "unique"} & set(t) for t in first)
+    assert all("grammar" not in api_store.candidate_record(1, i, grammar=1) for i in range(3))
+    newest = api_store.candidate_record(1, 0)
+    assert newest["grammar"] == api_tree.GRAMMAR == 2 and newest == api_store.candidate_record(1, 0, grammar=2)
+    assert api_store.grammar_of(newest) == 2 and api_store.grammar_of({"task_id": "old line"}) == 1
+    second = [api_tree.candidate(1, i, grammar=2) for i in range(30)]
+    assert all({"alias", "errors", "unique"} <= set(t) for t in second)
+    assert [api_tree.task_id(t) for t in first] != [api_tree.task_id(t) for t in second]
+    with pytest.raises(ValueError):
+        api_tree.candidate(1, 0, grammar=3)
+
+
+def _tree_with(kind: str, **wanted) -> dict:
+    """The first grammar-2 tree of seed 1 with this kind and these top-level values."""
+    return next(
+        t
+        for t in (api_tree.candidate(1, i) for i in range(300))
+        if kind in api_tree.kinds(t) and all(t[k] == v for k, v in wanted.items())
+    )
+
+
+def _shaped(tree: dict, status: int, message: str) -> dict:
+    shape = tree["errors"]
+    return {shape["outer"]: {"status": status, shape["message"]: message}}
+
+
+def _valid_body(tree: dict, text: str = "Abcde") -> dict:
+    body = {tree["text"]["name"]: text, json_key(tree, "number"): tree["number"]["ge"]}
+    return {**body, tree["secret"]["name"]: "s"} if tree["secret"] else body
+
+
+def test_an_aliased_field_is_taken_and_answered_only_under_its_stated_key():
+    tree = _tree_with("alias_field", auth="none", errors=None, unique=None)
+    camel, snake = tree["alias"]["json"], tree["number"]["name"]
+    assert camel != snake and f"`{camel}`" in record_spec(tree) and f"`{snake}` is not a name" in record_spec(tree)
+    o, post = Oracle(tree), {"method": "POST", "path": f"/{tree['many']}"}
+    with_snake = {**{k: v for k, v in _valid_body(tree).items() if k != camel}, snake: tree["number"]["ge"]}
+    assert o.answer({**post, "json": with_snake}) == {"status": 422}
+    made = o.answer({**post, "json": _valid_body(tree)})
+    assert made["status"] == 201 and made["json"][camel] == tree["number"]["ge"] and snake not in made["json"]
+
+
+def test_every_error_answer_has_the_stated_shape():
+    tree = _tree_with("error_shape", auth="writes", unique=None)
+    shape = tree["errors"]
+    assert f"`{shape['outer']}`" in record_spec(tree) and f"`{shape['invalid']}`" in record_spec(tree)
+    o, post = Oracle(tree), {"method": "POST", "path": f"/{tree['many']}"}
+    key = {tree["key"]["header"]: tree["key"]["value"]}
+    assert o.answer({**post, "json": {}}) == {"status": 401, "json": _shaped(tree, 401, "missing key")}
+    assert o.answer({**post, "json": {}, "headers": key}) == {"status": 422, "json": _shaped(tree, 422, shape["invalid"])}
+    if api_tree.id_routes(tree):
+        method = {"get_by_id": "GET", "patch_partial": "PATCH", "delete_204": "DELETE"}[api_tree.id_routes(tree)[0]]
+        missing = o.answer({"method": method, "path": f"/{tree['many']}/99", "json": {}, "headers": key})
+        assert missing["status"] == 404 and missing["json"] == _shaped(tree, 404, f"{tree['one']} 99 not found")
+
+
+def test_a_held_text_is_refused_with_409_and_letter_case_matters():
+    tree = _tree_with("conflict_409", auth="none", errors=None)
+    assert "409" in record_spec(tree) and "letter case matters" in record_spec(tree)
+    o, post = Oracle(tree), {"method": "POST", "path": f"/{tree['many']}"}
+    assert o.answer({**post, "json": _valid_body(tree, "Abcde")})["status"] == 201
+    assert o.answer({**post, "json": _valid_body(tree, "Abcde")}) == {"status": 409, "json": {"detail": tree["unique"]["detail"]}}
+    assert o.answer({**post, "json": _valid_body(tree, "abcde")})["json"]["id"] == 2  # the refused create took no id
+    assert sorted(o.rows) == [1, 2]
+
+
+def test_each_grammar_2_kind_has_its_typical_mistake_among_the_mutants():
+    expected = {"alias_field": "alias_loose@", "error_shape": "handler@", "conflict_409": "case@"}
+    for kind, operator in expected.items():
+        record = api_store.record_of(_tree_with(kind), "mutants")
+        names = [m.name for m in generate(record["reference"], FASTAPI_OPERATORS)]
+        assert any(n.startswith(operator) for n in names), (kind, names)
+
+
+def record_spec(tree: dict) -> str:
+    return api_store.record_of(tree, "spec")["spec"]
+
+
 def _one_per_kind(seed: int = 1) -> list[dict]:
-    """Few candidates that together have every node kind (greedy cover over the seed's first candidates)."""
-    pool, left, out = _records(seed, 120), set(api_tree.KINDS), []
+    """Two candidates that together have every node kind at the fewest mutants (each mutant is a grading),
+    over the seed's first candidates; a greedy cover if no two do."""
+    pool, every = _records(seed, 120), set(api_tree.KINDS)
+    kinds = {r["task_id"]: set(r["measures"]["node_kinds"]) for r in pool}
+    pairs = [(a, b) for a, b in itertools.combinations(pool, 2) if kinds[a["task_id"]] | kinds[b["task_id"]] == every]
+    paired = {r["task_id"]: r for pair in pairs for r in pair}
+    cost = {i: len(generate(r["reference"], FASTAPI_OPERATORS)) for i, r in paired.items()}
+    if pairs:
+        return list(min(pairs, key=lambda p: cost[p[0]["task_id"]] + cost[p[1]["task_id"]]))
+    left, out = set(every), []
     while left:
-        best = max(pool, key=lambda r: (len(left & set(r["measures"]["node_kinds"])), -r["drawn"]["index"]))
-        assert left & set(best["measures"]["node_kinds"]), f"no candidate has {left}"
+        best = max(pool, key=lambda r: (len(left & kinds[r["task_id"]]), -r["drawn"]["index"]))
+        assert left & kinds[best["task_id"]], f"no candidate has {left}"
         out.append(best)
-        left -= set(best["measures"]["node_kinds"])
+        left -= kinds[best["task_id"]]
     return out
 
 

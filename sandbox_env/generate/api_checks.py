@@ -16,6 +16,13 @@ short fixed texts at a length bound are sent as written. Ids are fixed (1, 2, 3 
 order), which the spec states.
 
 Check names are stable per role (`NAMES`); api_spec.py maps each spec sentence to them.
+
+Grammar-2 kinds (api_tree.py): a field's JSON key is `json_key` (the camelCase alias where the tree
+has one; its snake_case name is then an unknown key, ignored); every error body is `error_json` (the
+tree's stated shape, or `{"detail": ...}`; a 422 has a body only under the shape, where the spec
+states its message); a unique text is compared exactly, so the check that separates the readings
+sends a fixed pair differing only in letter case (`CASE_PAIR`: a drawn token would be redrawn in one
+case shape only) beside drawn numbers.
 """
 
 from __future__ import annotations
@@ -44,10 +51,41 @@ NAMES = {
     "key_missing": "a request without the key is refused with 401",
     "key_wrong": "a wrong or empty key is refused with 403",
     "key_reads_open": "reading needs no key",
+    "alias": "a field is taken and answered only under its stated JSON key",
+    "error_shape": "error answers of different codes share the stated shape",
+    "conflict": "a create with a text already held is 409 and stores nothing",
+    "conflict_case": "texts that differ only in letter case are different texts",
 }
 MISSING_KEY, WRONG_KEY = "missing key", "wrong key"
 SPEC_CODES = (200, 201, 204, 401, 403, 404, 422)
 _CONSONANTS, _VOWELS = "bcdfghjklmnprstvz", "aeiou"
+CASE_PAIR_LENGTH = 6  # within every drawn text's bounds (MIN_LENGTHS up to 4, MAX_LENGTHS from 12)
+
+
+def json_key(tree: dict[str, Any], role: str) -> str:
+    """The JSON key of a field: its alias where the tree gives it one, else its name."""
+    alias = tree.get("alias")
+    return alias["json"] if alias and alias["field"] == role else tree[role]["name"]
+
+
+def error_json(tree: dict[str, Any], status: int, message: str) -> dict[str, Any]:
+    """The body of an error answer: the tree's stated shape, or {"detail": message}."""
+    shape = tree.get("errors")
+    if not shape:
+        return {"detail": message}
+    return {shape["outer"]: {"status": status, shape["message"]: message}}
+
+
+def invalid_answer(tree: dict[str, Any]) -> dict[str, Any]:
+    """A 422 answer: its body only where the tree states an error shape (else the body is not checked)."""
+    shape = tree.get("errors")
+    return {"status": 422, "json": error_json(tree, 422, shape["invalid"])} if shape else {"status": 422}
+
+
+def case_pair() -> tuple[str, str]:
+    """Two fixed texts that differ only in letter case (a unique text is compared exactly)."""
+    text = "".join(string.ascii_lowercase[i] for i in range(CASE_PAIR_LENGTH))
+    return text.capitalize(), text
 
 
 class Tokens:
@@ -109,8 +147,9 @@ class Oracle:
         raise ValueError(role)
 
     def _roles(self) -> dict[str, str]:
-        """field name -> role, for the fields this tree has."""
-        return {self.tree[r]["name"]: r for r in ("text", "number", "note", "choice", "labels", "secret") if self.tree[r]}
+        """JSON key -> role, for the fields this tree has."""
+        roles = ("text", "number", "note", "choice", "labels", "secret")
+        return {json_key(self.tree, r): r for r in roles if self.tree[r]}
 
     def valid(self, body: Any, partial: bool) -> bool:
         if not isinstance(body, dict):
@@ -129,7 +168,8 @@ class Oracle:
 
     def _filled(self, body: dict[str, Any]) -> dict[str, Any]:
         t = self.tree
-        record = {"id": self.next_id, t["text"]["name"]: body[t["text"]["name"]], t["number"]["name"]: body[t["number"]["name"]]}
+        number = json_key(t, "number")
+        record = {"id": self.next_id, t["text"]["name"]: body[t["text"]["name"]], number: body[number]}
         if t["note"]:
             record[t["note"]["name"]] = body.get(t["note"]["name"])
         if t["choice"]:
@@ -152,7 +192,13 @@ class Oracle:
 
     def _unknown(self, rid: int) -> dict[str, Any]:
         one = self.tree["one"]
-        return {"status": 404, "json": {"detail": f"{one} {rid} not found"}, "headers": {"X-Lookup": f"missing-{one}"}}
+        body = error_json(self.tree, 404, f"{one} {rid} not found")
+        return {"status": 404, "json": body, "headers": {"X-Lookup": f"missing-{one}"}}
+
+    def _held(self, text: str) -> bool:
+        """Whether a stored record has this text, compared exactly (letter case matters)."""
+        name = self.tree["text"]["name"]
+        return any(r[name] == text for r in self.rows.values())
 
     def answer(self, req: dict[str, Any]) -> dict[str, Any]:
         """The expectation of one request (raw check-language form: method, path, query, headers, json)."""
@@ -161,15 +207,17 @@ class Oracle:
         if self._keyed(method):
             sent = (req.get("headers") or {}).get(t["key"]["header"])
             if sent is None:
-                return {"status": 401, "json": {"detail": MISSING_KEY}}
+                return {"status": 401, "json": error_json(t, 401, MISSING_KEY)}
             if sent != t["key"]["value"]:
-                return {"status": 403, "json": {"detail": WRONG_KEY}}
+                return {"status": 403, "json": error_json(t, 403, WRONG_KEY)}
         segments = req["path"].strip("/").split("/")
         if len(segments) == 1:
             if method == "POST":
                 body = req.get("json")
                 if not self.valid(body, partial=False):
-                    return {"status": 422}
+                    return invalid_answer(t)
+                if t.get("unique") and self._held(body[t["text"]["name"]]):
+                    return {"status": 409, "json": error_json(t, 409, t["unique"]["detail"])}
                 record = self._filled(body)
                 self.rows[self.next_id] = record
                 self.next_id += 1
@@ -177,7 +225,7 @@ class Oracle:
             return self._list(req.get("query") or {})
         rid = int(segments[1])
         if method == "PATCH" and not self.valid(req.get("json"), partial=True):
-            return {"status": 422}  # the body is read before the endpoint looks the id up
+            return invalid_answer(t)  # the body is read before the endpoint looks the id up
         if rid not in self.rows:
             return self._unknown(rid)
         if method == "GET":
@@ -198,7 +246,7 @@ class Oracle:
         raw = query.get("limit", lim["default"])
         limit = int(raw)
         if not 1 <= limit <= lim["max"]:
-            return {"status": 422}
+            return invalid_answer(self.tree)
         wanted = query.get(self.tree["text"]["name"])
         wanted = [wanted] if isinstance(wanted, str) else wanted
         rows = [r for r in self.rows.values() if not wanted or r[self.tree["text"]["name"]] in wanted]
@@ -214,6 +262,7 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
     t = tree
     many, ops = t["many"], t["ops"]
     text, number = t["text"], t["number"]
+    nkey = json_key(t, "number")
     lim = t["limit"]
     fixed = {number["ge"], number["le"], text["min"], text["max"], text["min"] - 1, *range(0, 11)}
     fixed |= {int(n) for n in re.findall(r"[0-9]+", t["key"]["value"])} if t["key"] else set()
@@ -239,7 +288,7 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
         return {t["key"]["header"]: t["key"]["value"]} if keyed else {}
 
     def body(i: int, full: bool = True) -> dict[str, Any]:
-        b: dict[str, Any] = {text["name"]: names[i], number["name"]: numbers[i % len(numbers)]}
+        b: dict[str, Any] = {text["name"]: names[i], nkey: numbers[i % len(numbers)]}
         if t["secret"]:
             b[t["secret"]["name"]] = secret
         if full and t["note"]:
@@ -275,18 +324,18 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
     invalid = [
         {**body(0), text["name"]: too_long},
         {**body(0), text["name"]: _short_text(text["min"] - 1)},
-        {**body(0), number["name"]: over},
-        {**body(0), number["name"]: under},
+        {**body(0), nkey: over},
+        {**body(0), nkey: under},
         {k: v for k, v in body(0).items() if k != text["name"]},
-        {k: v for k, v in body(0).items() if k != number["name"]},
+        {k: v for k, v in body(0).items() if k != nkey},
     ]
     if t["choice"]:
         invalid.append({**body(0), t["choice"]["name"]: bad_choice})
     if t["secret"]:
         invalid.append({k: v for k, v in body(0).items() if k != t["secret"]["name"]})
     edges = [
-        {**body(1), text["name"]: _short_text(text["min"]), number["name"]: number["le"]},
-        {**body(2), text["name"]: _short_text(text["max"]), number["name"]: number["ge"]},
+        {**body(1), text["name"]: _short_text(text["min"]), nkey: number["le"]},
+        {**body(2), text["name"]: _short_text(text["max"]), nkey: number["ge"]},
     ]
     check("validate", [req("POST", post, b) for b in invalid + edges])
     if "get_by_id" in ops:
@@ -296,7 +345,7 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
         if "get_by_id" in ops:
             probes.append(req("GET", one_path(unknown)))
         if "patch_partial" in ops:
-            probes.append(req("PATCH", one_path(unknown), {number["name"]: numbers[1]}))
+            probes.append(req("PATCH", one_path(unknown), {nkey: numbers[1]}))
         if "delete_204" in ops:
             probes.append(req("DELETE", one_path(unknown)))
         check("unknown", probes)
@@ -327,7 +376,7 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
             ],
         )
     if "patch_partial" in ops:
-        changes: list[dict[str, Any]] = [{number["name"]: numbers[1]}, {t["note"]["name"]: None}, {text["name"]: names[3]}]
+        changes: list[dict[str, Any]] = [{nkey: numbers[1]}, {t["note"]["name"]: None}, {text["name"]: names[3]}]
         if t["choice"]:
             changes.append({t["choice"]["name"]: t["choice"]["default"]})
         if t["labels"]:
@@ -339,10 +388,10 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
         broken: list[dict[str, Any]] = [
             {text["name"]: too_long},
             {text["name"]: _short_text(text["min"] - 1)},
-            {number["name"]: over},
-            {number["name"]: under},
+            {nkey: over},
+            {nkey: under},
             {text["name"]: None},
-            {number["name"]: None},
+            {nkey: None},
         ]
         if t["choice"]:
             broken += [{t["choice"]["name"]: bad_choice}, {t["choice"]["name"]: None}]
@@ -365,7 +414,7 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
         if "list_query" in ops and t["auth"] == "all":
             routes.append(("GET", post, None))
         if "patch_partial" in ops:
-            routes.append(("PATCH", one_path(1), {number["name"]: numbers[1]}))
+            routes.append(("PATCH", one_path(1), {nkey: numbers[1]}))
         if "delete_204" in ops:
             routes.append(("DELETE", one_path(1), None))
         check("key_missing", [req(m, p, b, key=False) for m, p, b in routes])
@@ -379,6 +428,32 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
             reads = [req("POST", post, body(0))]
             reads += [req("GET", one_path(1), key=False)] if "get_by_id" in ops else [req("GET", post, key=False)]
             check("key_reads_open", reads)
+    if t.get("alias"):
+        snake_body = {**{k: v for k, v in body(0).items() if k != nkey}, number["name"]: numbers[0]}
+        steps = [req("POST", post, snake_body), req("POST", post, body(0))]
+        if "patch_partial" in ops:
+            steps.append(req("PATCH", one_path(1), {number["name"]: numbers[1]}))
+        if "get_by_id" in ops:
+            steps.append(req("GET", one_path(1)))
+        check("alias", steps)
+    if t.get("errors"):
+        steps = [req("POST", post, {**body(0), text["name"]: too_long})]
+        if "get_by_id" in ops:
+            steps.append(req("GET", one_path(unknown)))
+        elif "delete_204" in ops:
+            steps.append(req("DELETE", one_path(unknown)))
+        elif "patch_partial" in ops:
+            steps.append(req("PATCH", one_path(unknown), {nkey: numbers[1]}))
+        if t["key"]:
+            steps.append(req("POST", post, body(1), key=False))
+        check("error_shape", steps)
+    if t.get("unique"):
+        observe = req("GET", one_path(2)) if "get_by_id" in ops else req("GET", post, query={"limit": lim["max"]})
+        held = {**body(1), text["name"]: names[0]}
+        check("conflict", [req("POST", post, body(0)), req("POST", post, held), observe, req("POST", post, body(2))])
+        upper, lower = case_pair()
+        pair = [{**body(0), text["name"]: upper}, {**body(1), text["name"]: lower}, {**body(2), text["name"]: upper}]
+        check("conflict_case", [req("POST", post, b) for b in pair])
     normalized = [normalize_check(c, "generated") for c in checks]
     sent = [d for d in normalize_vary(tok.decls, "generated") if any(sends_a_token(c, [d]) for c in normalized)]
     return normalized, sent

@@ -8,6 +8,13 @@ test on the repeated parameter (a `None` test there would have an equivalent mut
 absent parameter is None and never an empty list); the key test as `is None` then `!=` (a truth
 test would answer an empty key 401, which the checks send and expect 403).
 
+Grammar-2 kinds: an aliased field is declared by its snake_case name with the alias (the input
+models; the record is dumped by alias, so stored records and answers carry the JSON key, and the
+output model declares the JSON key itself: an alias there would have mutants no request tells
+apart); the error shape is two exception handlers (every HTTP error, and validation errors with
+the stated message), keeping each status code and header; the unique text is an exact `==` over
+the stored records before anything is stored.
+
 PATCH's model declares every field with a `None` default that is not validated, so a field left
 out stays unset, and an explicit null is refused for every field but the note (its type does not
 admit None).
@@ -15,6 +22,7 @@ admit None).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -25,9 +33,10 @@ def _title(tree: dict[str, Any]) -> str:
 def _model_fields(tree: dict[str, Any], patch: bool) -> list[str]:
     t, n = tree["text"], tree["number"]
     d = "default=None, " if patch else ""
+    alias = f"alias={tree['alias']['json']!r}, " if tree.get("alias") else ""
     lines = [
         f"    {t['name']}: str = Field({d}min_length={t['min']}, max_length={t['max']})",
-        f"    {n['name']}: int = Field({d}ge={n['ge']}, le={n['le']})",
+        f"    {n['name']}: int = Field({d}{alias}ge={n['ge']}, le={n['le']})",
     ]
     if tree["note"]:
         lines.append(f"    {tree['note']['name']}: str | None = None")
@@ -43,7 +52,8 @@ def _model_fields(tree: dict[str, Any], patch: bool) -> list[str]:
 
 
 def _out_fields(tree: dict[str, Any]) -> list[str]:
-    lines = ["    id: int", f"    {tree['text']['name']}: str", f"    {tree['number']['name']}: int"]
+    number = tree["alias"]["json"] if tree.get("alias") else tree["number"]["name"]
+    lines = ["    id: int", f"    {tree['text']['name']}: str", f"    {number}: int"]
     if tree["note"]:
         lines.append(f"    {tree['note']['name']}: str | None")
     if tree["choice"]:
@@ -51,6 +61,43 @@ def _out_fields(tree: dict[str, Any]) -> list[str]:
     if tree["labels"]:
         lines.append(f"    {tree['labels']['name']}: list[str]")
     return lines
+
+
+def _error_handlers(tree: dict[str, Any]) -> list[str]:
+    """Every HTTP error and every validation error answered in the tree's error shape."""
+    shape = tree["errors"]
+    outer, message, invalid = shape["outer"], shape["message"], json.dumps(shape["invalid"])
+    return [
+        "",
+        "",
+        "@app.exception_handler(StarletteHTTPException)",
+        "async def shaped_http_error(request: Request, exc: StarletteHTTPException):",
+        f'    body = {{"{outer}": {{"status": exc.status_code, "{message}": exc.detail}}}}',
+        "    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)",
+        "",
+        "",
+        "@app.exception_handler(RequestValidationError)",
+        "async def shaped_validation_error(request: Request, exc: RequestValidationError):",
+        f'    body = {{"{outer}": {{"status": 422, "{message}": {invalid}}}}}',
+        "    return JSONResponse(body, status_code=422)",
+    ]
+
+
+def _error_imports() -> list[str]:
+    return [
+        "from fastapi.exceptions import RequestValidationError",
+        "from fastapi.responses import JSONResponse",
+        "from starlette.exceptions import HTTPException as StarletteHTTPException",
+    ]
+
+
+def _unique_test(tree: dict[str, Any]) -> list[str]:
+    """The create's refusal of a text a stored record holds (exact comparison)."""
+    text, many = tree["text"]["name"], tree["many"]
+    return [
+        f'    if any(r["{text}"] == body.{text} for r in {many}.values()):',
+        f"        raise HTTPException(status_code=409, detail={json.dumps(tree['unique']['detail'])})",
+    ]
 
 
 def render_reference(tree: dict[str, Any]) -> str:
@@ -62,10 +109,13 @@ def render_reference(tree: dict[str, Any]) -> str:
         fastapi_names += ["Depends", "Header"]
     if "list_query" in ops:
         fastapi_names.append("Query")
+    if tree.get("errors"):
+        fastapi_names.append("Request")
     out = ["import itertools"]
     if tree["choice"]:
         out.append("from typing import Literal")
-    out += ["", f"from fastapi import {', '.join(sorted(fastapi_names))}", "from pydantic import BaseModel, Field", ""]
+    imports = [f"from fastapi import {', '.join(sorted(fastapi_names))}", "from pydantic import BaseModel, Field"]
+    out += ["", *sorted(imports + (_error_imports() if tree.get("errors") else [])), ""]
     if auth != "none":
         k = tree["key"]
         out += [
@@ -81,12 +131,15 @@ def render_reference(tree: dict[str, Any]) -> str:
             "",
         ]
     out.append("app = FastAPI(dependencies=[Depends(require_key)])" if auth == "all" else "app = FastAPI()")
+    if tree.get("errors"):
+        out += _error_handlers(tree)
     out += ["", "", f"class {cls}In(BaseModel):", *_model_fields(tree, patch=False)]
     if hidden:
         out += ["", "", f"class {cls}Out(BaseModel):", *_out_fields(tree)]
     if "patch_partial" in ops:
         out += ["", "", f"class {cls}Patch(BaseModel):", *_model_fields(tree, patch=True)]
     out += ["", "", f"{many}: dict[int, dict] = {{}}", "next_ids = itertools.count(1)"]
+    by_alias = "by_alias=True" if tree.get("alias") else ""
     write_dep = ", dependencies=[Depends(require_key)]" if auth == "writes" else ""
     model = f", response_model={cls}Out" if hidden else ""
     if tree_has_id_routes(tree):
@@ -105,7 +158,8 @@ def render_reference(tree: dict[str, Any]) -> str:
         "",
         f'@app.post("/{many}", status_code=201{model}{write_dep})',
         f"def create_{one}(body: {cls}In):",
-        '    record = {"id": next(next_ids), **body.model_dump()}',
+        *(_unique_test(tree) if tree.get("unique") else []),
+        f'    record = {{"id": next(next_ids), **body.model_dump({by_alias})}}',
         f'    {many}[record["id"]] = record',
         "    return record",
     ]
@@ -140,7 +194,7 @@ def render_reference(tree: dict[str, Any]) -> str:
             f'@app.patch("/{many}/{{{one}_id}}"{model}{write_dep})',
             f"def update_{one}({one}_id: int, body: {cls}Patch):",
             f"    record = stored({one}_id)",
-            "    record.update(body.model_dump(exclude_unset=True))",
+            f"    record.update(body.model_dump(exclude_unset=True{', ' + by_alias if by_alias else ''}))",
             "    return record",
         ]
     if "delete_204" in ops:

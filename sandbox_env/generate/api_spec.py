@@ -9,6 +9,11 @@ null does, order, the limit's default and range, the exact error bodies and the 
 Every requirement unit (a bullet; the one opening sentence) is rendered together with the
 roles of the checks that test it (api_checks.NAMES), so the coverage mapping
 (verify/coverage.py) is made with the text and cannot drift from it.
+
+Grammar-2 kinds add units of their own (the aliased field's exact JSON key and the name that is not
+it; the one error shape, with the message of a 422; the 409 of a held text and how texts compare)
+and change no unit of a grammar-1 tree: error bodies are written through api_checks.error_json,
+which gives a grammar-1 tree its `{"detail": ...}` bodies unchanged.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandbox_env.generate.api_checks import MISSING_KEY, NAMES, WRONG_KEY
+from sandbox_env.generate.api_checks import MISSING_KEY, NAMES, WRONG_KEY, error_json, json_key
 
 
 def _q(value: str) -> str:
@@ -43,11 +48,64 @@ def title(tree: dict[str, Any]) -> str:
     return f"{tree['many'].capitalize()} kept in memory: {', '.join(parts)}{extra}"
 
 
+def _number_unit(t: dict[str, Any]) -> tuple[str, str, list[str]]:
+    """The number field's rule; under an alias, its exact JSON key and the name that is not it."""
+    number = t["number"]
+    key = json_key(t, "number")
+    rule = f"{_q(key)}: a whole number from {number['ge']} to {number['le']}, both included; required."
+    if not t.get("alias"):
+        return ("Fields", rule, ["validate"])
+    snake = _q(number["name"])
+    patch = f", and a PATCH that gives only {snake} changes nothing" if "patch_partial" in t["ops"] else ""
+    rule += (
+        f" Its JSON key is exactly {_q(key)}, in the bodies sent and in every answer. {snake} is not a name of this "
+        f"field: it is ignored wherever it is sent (a create that gives {snake} but no {_q(key)} lacks this required "
+        f"field and is answered 422{patch}), and no answer has a {snake} key."
+    )
+    return ("Fields", rule, ["validate", "alias"])
+
+
+def _error_codes(t: dict[str, Any]) -> list[str]:
+    codes = ["404"] if any(op in t["ops"] for op in ("get_by_id", "patch_partial", "delete_204")) else []
+    codes += ["409"] if t.get("unique") else []
+    codes += ["401", "403"] if t["auth"] != "none" else []
+    return [*codes, "422"]
+
+
+def _error_shape_unit(t: dict[str, Any]) -> tuple[str, str, list[str]]:
+    """Every error answer's one JSON shape, and the message of a 422."""
+    shape = t["errors"]
+    outer, message = _q(shape["outer"]), _q(shape["message"])
+    example = json.dumps(error_json(t, 404, f"{t['one']} 7 not found"))
+    codes = _error_codes(t)
+    listed = ", ".join(codes[:-1]) + " and " + codes[-1]
+    text = (
+        f"Every error answer ({listed}) has a JSON body of one shape, for example {_q(example)}: an object whose only "
+        f"key is {outer}, holding an object with exactly two keys, {_q('status')} (the answer's status code, as a "
+        f"number) and {message} (a text). The status code of the answer itself is the one stated for each case. "
+        f"A 422 (a body or a query parameter that breaks a rule) has the {message} "
+        f"{_q(shape['invalid'])}; every other error answer has the {message} this spec gives it."
+    )
+    return ("Rules", text, ["error_shape", "validate"])
+
+
+def _unique_unit(t: dict[str, Any]) -> tuple[str, str, list[str]]:
+    """A create whose text a stored record holds: 409, nothing stored; how texts compare."""
+    name, one, many = t["text"]["name"], t["one"], t["many"]
+    body = json.dumps(error_json(t, 409, t["unique"]["detail"]))
+    text = (
+        f"A {_q('POST /' + many)} whose {_q(name)} equals the {_q(name)} of a stored {one} is answered 409 with the "
+        f"body {_q(body)} and stores nothing (it takes no id either). The comparison is exact: letter case matters, "
+        f"so {_q('Abc')} and {_q('abc')} are different values of {_q(name)}."
+    )
+    return ("Rules", text, ["conflict", "conflict_case"])
+
+
 def units(tree: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
     """(section, text, check roles) for every requirement unit, in order; section "" is the opening."""
     t = tree
     one, many, ops = t["one"], t["many"], t["ops"]
-    text, number = t["text"], t["number"]
+    text = t["text"]
     has = set(ops)
     out: list[tuple[str, str, list[str]]] = [
         (
@@ -64,13 +122,7 @@ def units(tree: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
             ["validate"],
         )
     )
-    out.append(
-        (
-            "Fields",
-            f"{_q(number['name'])}: a whole number from {number['ge']} to {number['le']}, both included; required.",
-            ["validate"],
-        )
-    )
+    out.append(_number_unit(t))
     if t["note"]:
         out.append(("Fields", f"{_q(t['note']['name'])}: text or null; null when not given.", ["create"]))
     if t["choice"]:
@@ -99,7 +151,7 @@ def units(tree: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
             for op, m in (("get_by_id", "GET"), ("patch_partial", "PATCH"), ("delete_204", "DELETE"))
             if op in has
         ]
-        example = json.dumps({"detail": f"{one} 7 not found"})
+        example = json.dumps(error_json(t, 404, f"{one} 7 not found"))
         out.append(
             (
                 "Rules",
@@ -108,6 +160,10 @@ def units(tree: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
                 ["unknown"],
             )
         )
+    if t.get("errors"):
+        out.append(_error_shape_unit(t))
+    if t.get("unique"):
+        out.append(_unique_unit(t))
     broken = ["a text too short or too long", "a number out of its range"]
     broken += ["a value that is not one of the listed words"] if t["choice"] else []
     broken.append("a missing required field")
@@ -173,8 +229,8 @@ def units(tree: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
             (
                 "Access",
                 f"{which} must carry the header {_q(k['header'] + ': ' + k['value'])}. Without that header the answer "
-                f"is 401 with {_q(json.dumps({'detail': MISSING_KEY}))}; with any other value, an empty one included, "
-                f"it is 403 with {_q(json.dumps({'detail': WRONG_KEY}))}.{tail}",
+                f"is 401 with {_q(json.dumps(error_json(t, 401, MISSING_KEY)))}; with any other value, an empty one "
+                f"included, it is 403 with {_q(json.dumps(error_json(t, 403, WRONG_KEY)))}.{tail}",
                 roles,
             )
         )

@@ -1,9 +1,11 @@
 """Generated fastapi tasks: a candidate record from (seed, index), the JSON lines store, and the row.
 
-`candidate_record(seed, index)` draws a tree (api_tree.candidate) and renders the three things
-from it: the spec and its coverage (api_spec.py), the reference (api_reference.py), the checks
-and their drawn tokens (api_checks.py, answered by its oracle); the tokens come from their own
-stream, so the same (seed, index) gives the same record byte for byte.
+`candidate_record(seed, index, grammar)` draws a tree (api_tree.candidate) and renders the three
+things from it: the spec and its coverage (api_spec.py), the reference (api_reference.py), the
+checks and their drawn tokens (api_checks.py, answered by its oracle); the tokens come from their
+own stream, so the same (seed, index, grammar) gives the same record byte for byte. A record drawn
+under grammar 2 or later carries `grammar`; a line without it was drawn under grammar 1
+(`grammar_of`), so every stored line redraws under the grammar it was drawn with.
 
 `python -m sandbox_env.verify.api_generate` verifies candidates in the image and writes the
 admitted ones to sandbox_env/data/generated_fastapi.jsonl (committed); `build_tasks.py` reads
@@ -58,10 +60,19 @@ def record_of(tree: dict[str, Any], token_seed: str) -> dict[str, Any]:
     }
 
 
-def candidate_record(seed: int, index: int) -> dict[str, Any]:
-    record = record_of(api_tree.candidate(seed, index), f"{seed}:{index}")
+def candidate_record(seed: int, index: int, grammar: int = api_tree.GRAMMAR) -> dict[str, Any]:
+    """The unverified record (seed, index) draws under a grammar (the newest unless given)."""
+    token_seed = f"{seed}:{index}" if grammar == 1 else f"g{grammar}:{seed}:{index}"
+    record = record_of(api_tree.candidate(seed, index, grammar), token_seed)
     record["drawn"] = {"seed": seed, "index": index}
+    if grammar > 1:
+        record["grammar"] = grammar
     return record
+
+
+def grammar_of(record: dict[str, Any]) -> int:
+    """The grammar a record was drawn under (lines from before grammars carry none: grammar 1)."""
+    return record.get("grammar", 1)
 
 
 def write(path: Path, records: list[dict[str, Any]]) -> None:

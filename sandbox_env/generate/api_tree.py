@@ -25,14 +25,28 @@ Node kinds (KINDS; each is recorded in the row's measures):
   hidden_field   the secret field is accepted and stored but left out of every answer
   key_on_writes  an API key in a header on every write (401 without it, 403 with another value)
   key_on_all     the same key on every route: the cross-cutting rule of the hard tier
+  alias_field    (grammar 2) the number is sent and answered under a camelCase JSON key; its
+                 snake_case name is not that field (a create giving only it lacks a required field)
+  error_shape    (grammar 2) every error answer (404, 422, 409, 401, 403) has one stated JSON shape,
+                 an outer key holding the status code and a message; needs an id route or the key
+  conflict_409   (grammar 2) a create whose text equals (letter case matters) a stored record's text
+                 is 409 with a stated detail and stores nothing; needs get_by_id or list_query to observe
 
 `create` is in every tree (it is how records enter); one or two of the other operations are
-drawn beside it. A tree with `key_on_all` is the hard tier (`tier = "cross_cutting"`).
+drawn beside it (a grammar-2 kind that needs another operation to be observed adds get_by_id). A
+tree with `key_on_all` is the hard tier (`tier = "cross_cutting"`).
+
+Grammars (GRAMMARS; `candidate(seed, index, grammar)`): a stored line keeps drawing under the grammar
+it was drawn with, so a new kind never changes what an existing (seed, index) draws. Grammar 1 is
+`draw_tree` on the stream `fastapi-gen:{seed}:{index}` and its trees have none of the grammar-2 keys
+(`alias`, `errors`, `unique`); grammar 2 is `draw_tree_v2` on its own stream
+`fastapi-gen:g2:{seed}:{index}`: the grammar-1 draw, then the three grammar-2 kinds, whose keys every
+grammar-2 tree has (None when not drawn). Renderers read them with `.get`, so one renderer serves both.
 
 Decisions: the tree is plain data (a dict that survives JSON), so a stored line redraws and
 re-renders from itself; the structural signature blanks the domain and every constant (names,
 bounds, defaults, the key), so `eval` holds out whole structures; `candidate(seed, index)` is a
-pure function of its arguments (same seed, same trees).
+pure function of its arguments (same seed and grammar, same trees).
 """
 
 from __future__ import annotations
@@ -43,7 +57,9 @@ import random
 from typing import Any
 
 OPERATIONS = ("get_by_id", "list_query", "patch_partial", "delete_204")
-KINDS = ("create", *OPERATIONS, "hidden_field", "key_on_writes", "key_on_all")
+KINDS = ("create", *OPERATIONS, "hidden_field", "key_on_writes", "key_on_all", "alias_field", "error_shape", "conflict_409")
+GRAMMARS = (1, 2)
+GRAMMAR = GRAMMARS[-1]  # what new generation draws
 OPTIONAL_FIELDS = ("note", "choice", "labels", "secret")
 
 # one vocabulary per domain: the resource, and a field name for each role
@@ -58,6 +74,7 @@ DOMAINS: dict[str, dict[str, Any]] = {
         "labels": "shelves",
         "secret": "acquisition_ref",
         "key_header": "X-Library-Key",
+        "alias": ("page_count", "pageCount"),
     },
     "greenhouse": {
         "one": "plant",
@@ -69,6 +86,7 @@ DOMAINS: dict[str, dict[str, Any]] = {
         "labels": "zones",
         "secret": "supplier_code",
         "key_header": "X-Greenhouse-Key",
+        "alias": ("height_cm", "heightCm"),
     },
     "harbour": {
         "one": "vessel",
@@ -80,6 +98,7 @@ DOMAINS: dict[str, dict[str, Any]] = {
         "labels": "crew",
         "secret": "owner_token",
         "key_header": "X-Harbour-Key",
+        "alias": ("length_m", "lengthM"),
     },
     "bakery": {
         "one": "loaf",
@@ -91,6 +110,7 @@ DOMAINS: dict[str, dict[str, Any]] = {
         "labels": "seeds",
         "secret": "recipe_pin",
         "key_header": "X-Bakery-Key",
+        "alias": ("weight_g", "weightG"),
     },
     "observatory": {
         "one": "star",
@@ -102,6 +122,7 @@ DOMAINS: dict[str, dict[str, Any]] = {
         "labels": "catalogues",
         "secret": "survey_id",
         "key_header": "X-Observatory-Key",
+        "alias": ("distance_ly", "distanceLy"),
     },
     "workshop": {
         "one": "tool",
@@ -113,6 +134,7 @@ DOMAINS: dict[str, dict[str, Any]] = {
         "labels": "benches",
         "secret": "asset_tag",
         "key_header": "X-Workshop-Key",
+        "alias": ("mass_g", "massG"),
     },
 }
 KEYS = ("k-7f3a9c", "key-20b1", "alpha-9911", "q4-secret", "tok-5e5e", "lime-3303")
@@ -121,6 +143,10 @@ MAX_LENGTHS = (12, 16, 20, 24)
 NUMBER_BOUNDS = ((0, 500), (1, 1000), (5, 2000), (10, 5000), (1, 250))
 LIMIT_DEFAULTS = (2, 3)
 LIMIT_MAXIMA = (20, 25, 50)
+ERROR_KEYS = ("error", "problem", "fault")
+MESSAGE_KEYS = ("message", "reason")
+INVALID_MESSAGES = ("request is invalid", "the request breaks a rule", "invalid input")
+GRAMMAR_2_CHANCE = 0.4  # of each grammar-2 kind, independently
 
 
 def draw_tree(rng: random.Random) -> dict[str, Any]:
@@ -151,9 +177,44 @@ def draw_tree(rng: random.Random) -> dict[str, Any]:
     }
 
 
-def candidate(seed: int, index: int) -> dict[str, Any]:
-    """The index-th tree of a seed's stream: a pure function of (seed, index)."""
-    return draw_tree(random.Random(f"fastapi-gen:{seed}:{index}"))
+def _with_operation(tree: dict[str, Any], op: str) -> None:
+    """Add an operation a drawn kind needs to be observed (ops stay create first, then sorted)."""
+    if op not in tree["ops"]:
+        tree["ops"] = ["create", *sorted([*tree["ops"][1:], op])]
+
+
+def draw_tree_v2(rng: random.Random) -> dict[str, Any]:
+    """A grammar-2 tree: the grammar-1 draw, then the alias, the error shape and the unique text."""
+    tree = draw_tree(rng)
+    d = DOMAINS[tree["domain"]]
+    alias, errors, unique = (rng.random() < GRAMMAR_2_CHANCE for _ in range(3))
+    tree["alias"] = None
+    if alias:
+        snake, camel = d["alias"]
+        tree["number"]["name"] = snake
+        tree["alias"] = {"field": "number", "json": camel}
+    tree["errors"] = None
+    if errors:
+        tree["errors"] = {
+            "outer": rng.choice(ERROR_KEYS),
+            "message": rng.choice(MESSAGE_KEYS),
+            "invalid": rng.choice(INVALID_MESSAGES),
+        }
+        if not id_routes(tree) and tree["auth"] == "none":
+            _with_operation(tree, "get_by_id")  # a second error code beside 422
+    tree["unique"] = {"detail": f"{tree['text']['name']} already taken"} if unique else None
+    if unique and not ({"get_by_id", "list_query"} & set(tree["ops"])):
+        _with_operation(tree, "get_by_id")  # a read shows the refused create stored nothing
+    return tree
+
+
+def candidate(seed: int, index: int, grammar: int = GRAMMAR) -> dict[str, Any]:
+    """The index-th tree of a seed's stream under a grammar: a pure function of (seed, index, grammar)."""
+    if grammar == 1:
+        return draw_tree(random.Random(f"fastapi-gen:{seed}:{index}"))
+    if grammar == 2:
+        return draw_tree_v2(random.Random(f"fastapi-gen:g2:{seed}:{index}"))
+    raise ValueError(f"no fastapi grammar {grammar}")
 
 
 def canonical(tree: dict[str, Any]) -> str:
@@ -182,6 +243,12 @@ def kinds(tree: dict[str, Any]) -> list[str]:
         present.add("key_on_writes")
     if tree["auth"] == "all":
         present.add("key_on_all")
+    if tree.get("alias"):
+        present.add("alias_field")
+    if tree.get("errors"):
+        present.add("error_shape")
+    if tree.get("unique"):
+        present.add("conflict_409")
     return [k for k in KINDS if k in present]
 
 
@@ -199,11 +266,13 @@ def measures(tree: dict[str, Any], n_checks: int) -> dict[str, Any]:
     """Structural measures, and the difficulty they give.
 
     score = operations beyond create + 1 for the hidden field + 1 for a key on writes + 3 for the key on
-    every route (the cross-cutting rule) + 1 when a PATCH and a hidden field meet; easy at 1, hard from 4
-    and for every cross-cutting tree, medium between.
+    every route (the cross-cutting rule) + 1 when a PATCH and a hidden field meet + 1 for each grammar-2
+    kind (alias, error shape, unique text); easy at 1, hard from 4 and for every cross-cutting tree,
+    medium between.
     """
     ks = kinds(tree)
     score = (len(tree["ops"]) - 1) + ("hidden_field" in ks) + ("key_on_writes" in ks) + 3 * ("key_on_all" in ks)
+    score += sum(k in ks for k in ("alias_field", "error_shape", "conflict_409"))
     score += "patch_partial" in ks and "hidden_field" in ks
     difficulty = "hard" if score >= 4 or tier(tree) == "cross_cutting" else ("easy" if score <= 1 else "medium")
     return {

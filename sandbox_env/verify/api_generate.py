@@ -4,8 +4,9 @@
     websandbox tasks generate_fastapi --seed S --target N     (the same command)
     websandbox tasks generate_fastapi --respec                 (wording changes: re-render the stored specs, no container)
 
-Candidates are api_store.candidate_record(seed, 0), (seed, 1), ...: the same seed gives the same
-candidates in the same order. Each is screened on the host, then verified by execution:
+Candidates are api_store.candidate_record(seed, 0), (seed, 1), ... under the newest grammar
+(api_tree.GRAMMAR): the same seed gives the same candidates in the same order; stored lines drawn
+under an older grammar keep theirs (api_store.grammar_of). Each is screened on the host, then verified by execution:
 
   host:  its spec uses no API name and no FastAPI documentation string (families/fastapi_words.py);
          spec coverage (every requirement unit maps to checks that exist, verify/coverage.py);

@@ -802,6 +802,44 @@ def op_alias(node: ast.AST, ctx: Context) -> Iterator[Edit]:
             yield f"drop {kw.arg}={kw.value.value!r}", _with_keyword(node, i, None)
 
 
+def _has_alias(cls: ast.ClassDef) -> bool:
+    return any(_call_name(n) == "Field" and any(kw.arg == "alias" for kw in n.keywords) for n in _preorder(cls))
+
+
+def _sets_model_config(cls: ast.ClassDef) -> bool:
+    return any(isinstance(s, ast.Assign) and any(_dotted(t) == "model_config" for t in s.targets) for s in cls.body)
+
+
+def op_alias_loose(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A model whose fields have aliases also takes them by their Python names (populate_by_name)."""
+    if isinstance(node, ast.ClassDef) and _has_alias(node) and not _sets_model_config(node):
+        new = copy.deepcopy(node)
+        new.body.insert(0, ast.parse('model_config = {"populate_by_name": True}').body[0])
+        yield "fields also taken by their Python names", new
+
+
+def op_handler(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """An exception handler's decorator dropped: that error keeps the framework's default answer."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for i, dec in enumerate(node.decorator_list):
+            if _call_name(dec) == "exception_handler":
+                new = copy.deepcopy(node)
+                del new.decorator_list[i]
+                yield f"drop @{ast.unparse(dec)[:50]}", new
+
+
+def _lowered(node: ast.AST) -> ast.Call:
+    return ast.Call(ast.Attribute(copy.deepcopy(node), "lower", ast.Load()), [], [])
+
+
+def op_case(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """An exact comparison of a stored value with a sent one made case-blind: `r["t"] == body.t` -> both `.lower()`."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
+        left, right = node.left, node.comparators[0]
+        if {type(left), type(right)} == {ast.Subscript, ast.Attribute}:
+            yield "== made case-blind", ast.Compare(_lowered(left), [ast.Eq()], [_lowered(right)])
+
+
 # -- Django operators -----------------------------------------------------------------------
 
 FIELD_OPTIONS = {
@@ -955,6 +993,9 @@ FASTAPI_OPERATORS: dict[str, Operator] = {
     "mount": op_mount,
     "guard": op_guard,
     "alias": op_alias,
+    "alias_loose": op_alias_loose,
+    "handler": op_handler,
+    "case": op_case,
 }
 DJANGO_OPERATORS: dict[str, Operator] = {
     "field_option": op_field_option,
