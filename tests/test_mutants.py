@@ -11,9 +11,11 @@ from sandbox_env.verify.mutants import (
     DJANGO_OPERATORS,
     FASTAPI_OPERATORS,
     ORM_OPERATORS,
+    ORM_STATED_RULE_OPERATORS,
     Context,
     _swap_ranks,
     generate,
+    nullable_names_of,
     related_names_of,
 )
 from sandbox_env.verify.sensitivity import Outcome, TaskSensitivity, declared_equivalents, sensitivity_line, settle
@@ -113,6 +115,80 @@ def test_q_operators_flip_and_a_filter_over_one_multi_valued_relation_splits():
     assert "&->|" in found
     single = details("qs = Book.objects.filter(genre__name='x', publisher__name='y')", ORM_OPERATORS, Context(multi))
     assert not any(d.startswith("split") for d in single)
+
+
+def schema() -> Context:
+    models = MODELS_PY.read_text()
+    return Context(related_names_of(models), nullable_names_of(models))
+
+
+def test_the_schemas_nullable_fields_are_read_from_the_models():
+    assert {"genre", "sale_price", "birth_date", "founded", "mentor"} <= nullable_names_of(MODELS_PY.read_text())
+    assert "title" not in nullable_names_of(MODELS_PY.read_text())
+
+
+def test_a_negated_condition_over_a_missing_value_is_made_to_drop_the_rows_that_have_none():
+    found = details('qs = Book.objects.exclude(genre__name="Fantasy")', ORM_STATED_RULE_OPERATORS, schema())
+    assert found == ["drop rows with no genre"]
+    vacuous = generate("qs = Author.objects.exclude(books__price__lt=10)", ORM_STATED_RULE_OPERATORS, schema())
+    assert [m.source for m in vacuous] == ["qs = Author.objects.exclude(books=None).exclude(books__price__lt=10)"]
+    assert not details('qs = Book.objects.exclude(title="X")', ORM_STATED_RULE_OPERATORS, schema())
+
+
+def test_a_condition_that_leaves_out_missing_values_is_dropped_and_a_lone_one_takes_its_call():
+    found = generate(
+        "qs = Book.objects.filter(genre__isnull=False).filter(pages__lt=3, sale_price__isnull=False)",
+        ORM_STATED_RULE_OPERATORS,
+        schema(),
+    )
+    assert [m.source for m in found] == [
+        "qs = Book.objects.filter(genre__isnull=False).filter(pages__lt=3)",
+        "qs = Book.objects.filter(pages__lt=3, sale_price__isnull=False)",
+    ]
+    assert details("qs = Book.objects.exclude(genre=None)", ORM_STATED_RULE_OPERATORS, schema()) == ["keep rows with genre=None"]
+
+
+def test_a_group_key_that_can_be_missing_loses_its_none_group_unless_a_filter_already_requires_it():
+    found = generate('qs = Book.objects.values("genre__name").annotate(n=Count("id"))', ORM_STATED_RULE_OPERATORS, schema())
+    assert [m.source for m in found] == ["qs = Book.objects.exclude(genre=None).values('genre__name').annotate(n=Count('id'))"]
+    required = 'qs = Book.objects.filter(genre__name__in=["a"])\nrows = qs.values_list("genre__name", "title")'
+    assert not [m for m in generate(required, ORM_STATED_RULE_OPERATORS, schema()) if m.operator == "none_group"]
+    assert not details('qs = Book.objects.values("title")', ORM_STATED_RULE_OPERATORS, schema())
+
+
+def test_an_aggregate_that_can_be_over_nothing_is_read_as_zero_and_one_over_a_groups_own_rows_is_not():
+    found = details(
+        'qs = Genre.objects.annotate(a=Avg("books__reviews__rating"), s=Sum("books__pages"))', ORM_STATED_RULE_OPERATORS, schema()
+    )
+    assert found == ["Avg(...)->Coalesce(Avg(...), 0.0)", "Sum(...)->Coalesce(Sum(...), 0)"]
+    conditional = details('qs = Store.objects.annotate(u=Sum("quantity", filter=Q(x=1)))', ORM_STATED_RULE_OPERATORS, schema())
+    assert conditional == ["Sum(...)->Coalesce(Sum(...), 0)"]
+    assert not details('qs = Sale.objects.values("store").annotate(u=Sum("quantity"))', ORM_STATED_RULE_OPERATORS, schema())
+    assert not details('qs = Genre.objects.annotate(a=Coalesce(Avg("books__pages"), 0.0))', ORM_STATED_RULE_OPERATORS, schema())
+
+
+def test_a_value_that_may_be_missing_is_taken_to_meet_a_condition_it_cannot_meet():
+    found = generate('qs = Book.objects.filter(sale_price__lt=F("price"), title="x")', ORM_STATED_RULE_OPERATORS, schema())
+    assert [m.source for m in found] == ["qs = Book.objects.filter(Q(sale_price__lt=F('price')) | Q(sale_price=None), title='x')"]
+
+
+def test_a_range_with_its_ends_loses_each_end_and_both():
+    found = details("qs = Book.objects.filter(pages__range=(300, 400))", ORM_STATED_RULE_OPERATORS, schema())
+    assert found == [
+        "pages__range without its both ends",
+        "pages__range without its low end",
+        "pages__range without its high end",
+    ]
+    exclusive = generate("qs = Book.objects.filter(pages__range=(300, 400))", ORM_STATED_RULE_OPERATORS, schema())[0]
+    assert exclusive.source == "qs = Book.objects.filter(pages__gt=300, pages__lt=400)"
+
+
+def test_a_match_in_any_letter_case_is_made_in_one_case_by_a_regular_expression():
+    found = generate('qs = Book.objects.filter(title__icontains="a.b", name__iexact="x")', ORM_STATED_RULE_OPERATORS, schema())
+    assert [m.source for m in found] == [
+        "qs = Book.objects.filter(title__regex='a\\\\.b', name__iexact='x')",
+        "qs = Book.objects.filter(title__icontains='a.b', name__regex='^x$')",
+    ]
 
 
 def test_fastapi_operators_change_status_constraints_defaults_names_and_dependencies():

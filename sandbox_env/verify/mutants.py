@@ -50,10 +50,12 @@ class Mutant:
 
 @dataclass(frozen=True)
 class Context:
-    """What some operators need beyond the node: the multi-valued relation names of the schema, and
-    each node's parent in the source being mutated (`generate` fills it in)."""
+    """What some operators need beyond the node: the multi-valued relation names and the nullable
+    field names of the schema (`related_names_of`, `nullable_names_of`), and each node's parent in
+    the source being mutated (`generate` fills it in)."""
 
     multi_valued: frozenset[str] = frozenset()
+    nullable: frozenset[str] = frozenset()
     parents: dict[int, ast.AST] = field(default_factory=dict, compare=False, repr=False)
 
     def parent(self, node: ast.AST) -> ast.AST | None:
@@ -123,6 +125,16 @@ def related_names_of(models_source: str) -> frozenset[str]:
                 for kw in node.value.keywords:
                     if kw.arg == "related_name" and _const(kw.value, str):
                         names.add(kw.value.value)
+    return frozenset(names)
+
+
+def nullable_names_of(models_source: str) -> frozenset[str]:
+    """Names of the fields that may hold None (`null=True`), foreign keys included."""
+    names: set[str] = set()
+    for node in _preorder(ast.parse(models_source)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            if any(kw.arg == "null" and _const(kw.value, bool) and kw.value.value for kw in node.value.keywords):
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return frozenset(names)
 
 
@@ -415,6 +427,196 @@ def op_setop(node: ast.AST, ctx: Context) -> Iterator[Edit]:
         new = copy.deepcopy(node)
         new.keywords.append(ast.keyword("all", ast.Constant(True)))
         yield "union->union(all=True)", new
+
+
+# -- ORM operators for the rules a spec states: missing values, a range's ends, letter case ----
+# The hand-written tasks' specs state what happens to a row with nothing on the other side of a
+# relation or None in a field: "a book with no genre at all is not Fantasy: include it", "books
+# without a genre are left out", "None if none of its books has a review". Each operator below makes
+# the mistake one such sentence is there to prevent; verify/orm.py admits a fixture variant only
+# where every mutant gives other rows than the reference, so a stated rule holds on every variant a
+# rollout can draw, not only on the hand-written fixture.
+
+
+def _missing_prefix(path: str, ctx: Context) -> str | None:
+    """The shortest prefix of a lookup path that can be missing: a multi-valued relation or a nullable field."""
+    parts = [p for p in path.split("__") if p not in KNOWN_LOOKUPS]
+    for i, part in enumerate(parts):
+        if part in ctx.multi_valued or part in ctx.nullable:
+            return "__".join(parts[: i + 1])
+    return None
+
+
+def _chain(receiver: ast.AST, method: str, keywords: list[ast.keyword]) -> ast.Call:
+    return ast.Call(ast.Attribute(copy.deepcopy(receiver), method, ast.Load()), [], keywords)
+
+
+def op_exclude_missing(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """qs.exclude(rel__x=v) -> qs.exclude(rel=None).exclude(rel__x=v): a row with nothing (None) on the path is
+    dropped, where `exclude` keeps it (a vacuous "none of its books" read as "has books, none of which")."""
+    if _call_name(node) != "exclude" or not isinstance(node.func, ast.Attribute):
+        return
+    done: set[str] = set()
+    for kw in node.keywords:
+        prefix = _missing_prefix(kw.arg or "", ctx)
+        if prefix is None or prefix in done or kw.arg in (prefix, f"{prefix}__isnull"):
+            continue
+        done.add(prefix)
+        new = copy.deepcopy(node)
+        new.func.value = _chain(node.func.value, "exclude", [ast.keyword(prefix, ast.Constant(None))])
+        yield f"drop rows with no {prefix}", new
+
+
+def _is_missing_test(kw: ast.keyword, method: str) -> bool:
+    """`x__isnull=False` in a filter, `x=None` or `x__isnull=True` in an exclude: a row with x missing is left out."""
+    if kw.arg is None or not isinstance(kw.value, ast.Constant):
+        return False
+    if method == "filter":
+        return kw.arg.endswith("__isnull") and kw.value.value is False
+    return (kw.arg.endswith("__isnull") and kw.value.value is True) or kw.value.value is None
+
+
+def op_keep_missing(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Drop the condition that leaves out rows with a missing value (`genre__isnull=False`, `exclude(genre=None)`,
+    `filter(Exists(...))`): the rows a spec says are left out ("books without a genre are left out", "each
+    publisher that has at least one book") come back."""
+    method = _call_name(node)
+    if method not in ("filter", "exclude") or not isinstance(node.func, ast.Attribute):
+        return
+    for i, arg in enumerate(node.args):
+        if method == "filter" and _call_name(arg) == "Exists":  # "that has at least one book" dropped
+            new = copy.deepcopy(node)
+            del new.args[i]
+            yield "keep rows with no match of Exists(...)", new if new.args or new.keywords else copy.deepcopy(node.func.value)
+    for i, kw in enumerate(node.keywords):
+        if not _is_missing_test(kw, method):
+            continue
+        if len(node.keywords) == 1 and not node.args:
+            yield f"keep rows with {kw.arg}={ast.unparse(kw.value)}", copy.deepcopy(node.func.value)
+        else:
+            yield f"keep rows with {kw.arg}={ast.unparse(kw.value)}", _with_keyword(node, i, None)
+
+
+def _assigned(name: ast.Name, ctx: Context) -> ast.AST | None:
+    """The value last assigned to `name` at module level before it is read (`qs = ...` then `qs.values(...)`)."""
+    module = name
+    while ctx.parent(module) is not None:
+        module = ctx.parent(module)
+    found = None
+    for stmt in getattr(module, "body", []):
+        if stmt.lineno >= name.lineno:
+            break
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name.id for t in stmt.targets):
+            found = stmt.value
+    return found
+
+
+def _required_before(chain: ast.AST, prefix: str, ctx: Context) -> bool:
+    """Whether a `.filter(...)` earlier in the chain (through module-level names) already compares something on
+    `prefix` (SQL's comparisons with NULL are never true, so no row there has it missing: dropping such rows
+    changes nothing)."""
+    if isinstance(chain, ast.Name):
+        chain = _assigned(chain, ctx)
+    while isinstance(chain, ast.Call) and isinstance(chain.func, ast.Attribute):
+        if chain.func.attr == "filter":
+            for kw in chain.keywords:
+                if kw.arg and (kw.arg == prefix or kw.arg.startswith(prefix + "__")) and not _is_missing_test(kw, "exclude"):
+                    return True
+        chain = chain.func.value
+        if isinstance(chain, ast.Name):
+            chain = _assigned(chain, ctx)
+    return False
+
+
+def op_drop_none_group(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """qs.values("genre__name", ...) -> qs.exclude(genre=None).values(...): the group (or the rows) whose key is
+    missing dropped, where the spec keeps it ("books with no genre form one group of their own")."""
+    if _call_name(node) not in ("values", "values_list") or not isinstance(node.func, ast.Attribute):
+        return
+    done: set[str] = set()
+    for arg in node.args:
+        prefix = _missing_prefix(arg.value, ctx) if _const(arg, str) else None
+        if prefix is None or prefix in done or _required_before(node.func.value, prefix, ctx):
+            continue
+        done.add(prefix)
+        new = copy.deepcopy(node)
+        new.func.value = _chain(node.func.value, "exclude", [ast.keyword(prefix, ast.Constant(None))])
+        yield f"drop the group with no {prefix}", new
+
+
+def op_missing_matches(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """filter(sale_price__lt=x) -> filter(Q(sale_price__lt=x) | Q(sale_price=None)): a row whose value is missing
+    taken as meeting the condition, where the spec leaves it out ("books without a sale price are left out")."""
+    if _call_name(node) != "filter" or not isinstance(node.func, ast.Attribute):
+        return
+    for i, kw in enumerate(node.keywords):
+        prefix = _missing_prefix(kw.arg or "", replace(ctx, multi_valued=frozenset()))
+        if prefix is None or _is_missing_test(kw, "filter") or kw.arg.endswith("__isnull"):
+            continue
+        meets = ast.Call(ast.Name("Q", ast.Load()), [], [copy.deepcopy(kw)])
+        missing = ast.Call(ast.Name("Q", ast.Load()), [], [ast.keyword(prefix, ast.Constant(None))])
+        new = _with_keyword(node, i, None)
+        new.args = [*new.args, ast.BinOp(meets, ast.BitOr(), missing)]
+        yield f"{kw.arg} also met by no {prefix}", new
+
+
+def op_range_ends(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """x__range=(a, b) -> x__gt=a, x__lt=b, and each end alone left out: a range stated with its ends included."""
+    if _call_name(node) not in ("filter", "exclude", "Q"):
+        return
+    for i, kw in enumerate(node.keywords):
+        value = kw.value
+        if not (kw.arg and kw.arg.endswith("__range") and isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2):
+            continue
+        path, (low, high) = kw.arg[: -len("__range")], value.elts
+        for detail, lower, upper in (("both ends", "gt", "lt"), ("low end", "gt", "lte"), ("high end", "gte", "lt")):
+            new = _with_keyword(node, i, None)
+            new.keywords[i:i] = [
+                ast.keyword(f"{path}__{lower}", copy.deepcopy(low)),
+                ast.keyword(f"{path}__{upper}", copy.deepcopy(high)),
+            ]
+            yield f"{kw.arg} without its {detail}", new
+
+
+CASE_FREE = {"icontains": "{}", "iexact": "^{}$", "istartswith": "^{}", "iendswith": "{}$"}
+
+
+def op_case_sensitive(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """title__icontains="night" -> title__regex="night": a match stated "in any letter case" made in one case only.
+    (On SQLite `contains` ignores ASCII case as `icontains` does, so the flip of op_lookup is equivalent there; a
+    regular expression is matched case by case.)"""
+    if _call_name(node) not in LOOKUP_CALLS:
+        return
+    for i, kw in enumerate(node.keywords):
+        parts = (kw.arg or "").split("__")
+        if parts[-1] in CASE_FREE and len(parts) > 1 and _const(kw.value, str):
+            pattern = CASE_FREE[parts[-1]].format(re.escape(kw.value.value))
+            new_arg = "__".join([*parts[:-1], "regex"])
+            yield f"{kw.arg}->{new_arg}", _with_keyword(node, i, ast.keyword(new_arg, ast.Constant(pattern)))
+
+
+NONE_AS_ZERO = {"Avg": 0.0, "Sum": 0}
+
+
+def op_none_as_zero(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """Avg(x) -> Coalesce(Avg(x), Value(0.0)), Sum(x) -> Coalesce(Sum(x), Value(0)): an aggregate over nothing read as
+    0 where the spec says None. Only an aggregate that can be over nothing: across a multi-valued relation, or
+    with a `filter=`."""
+    name = _call_name(node)
+    if name not in NONE_AS_ZERO or not isinstance(node.func, ast.Name):
+        return
+    over = node.args[0].value if node.args and _const(node.args[0], str) else ""
+    conditional = any(kw.arg == "filter" for kw in node.keywords)
+    if not conditional and _missing_prefix(over, replace(ctx, nullable=frozenset())) is None:
+        return  # over a group's own rows, never empty: None cannot come
+    parent = ctx.parent(node)
+    if parent is not None and _call_name(parent) == "Coalesce":
+        return
+    zero = ast.Call(ast.Name("Value", ast.Load()), [ast.Constant(NONE_AS_ZERO[name])], [])
+    yield (
+        f"{name}(...)->Coalesce({name}(...), {NONE_AS_ZERO[name]!r})",
+        ast.Call(ast.Name("Coalesce", ast.Load()), [copy.deepcopy(node), zero], []),
+    )
 
 
 # -- FastAPI operators ----------------------------------------------------------------------
@@ -973,6 +1175,17 @@ ORM_OPERATORS: dict[str, Operator] = {
     "slice": op_slice,
     "aggregate": op_aggregate,
     "setop": op_setop,
+}
+# the hand-written orm tasks' operators besides ORM_OPERATORS: the mistakes of the rules their specs state
+# (the generated tasks render each stated rule's mistake from their tree instead: generate/traps.py)
+ORM_STATED_RULE_OPERATORS: dict[str, Operator] = {
+    "exclude_missing": op_exclude_missing,
+    "keep_missing": op_keep_missing,
+    "none_group": op_drop_none_group,
+    "none_as_zero": op_none_as_zero,
+    "missing_matches": op_missing_matches,
+    "range_ends": op_range_ends,
+    "case_sensitive": op_case_sensitive,
 }
 FASTAPI_OPERATORS: dict[str, Operator] = {
     "status": op_status,

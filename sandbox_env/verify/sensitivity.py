@@ -43,9 +43,11 @@ from sandbox_env.verify.mutants import (
     DJANGO_OPERATORS,
     FASTAPI_OPERATORS,
     ORM_OPERATORS,
+    ORM_STATED_RULE_OPERATORS,
     Context,
     Mutant,
     generate,
+    nullable_names_of,
     related_names_of,
 )
 
@@ -109,8 +111,10 @@ def declared_equivalents(folder: Path) -> dict[str, str]:
 
 
 def orm_mutants(folder: Path) -> list[Mutant]:
-    ctx = Context(related_names_of(MODELS_PY.read_text()))
-    return generate((folder / "reference.py").read_text(), ORM_OPERATORS, ctx)
+    """The reference's mutants: every ORM operator's and those of the stated missing-value rules."""
+    models = MODELS_PY.read_text()
+    ctx = Context(related_names_of(models), nullable_names_of(models))
+    return generate((folder / "reference.py").read_text(), {**ORM_OPERATORS, **ORM_STATED_RULE_OPERATORS}, ctx)
 
 
 def fastapi_mutants(folder: Path) -> list[Mutant]:
