@@ -1020,14 +1020,20 @@ def op_alias_loose(node: ast.AST, ctx: Context) -> Iterator[Edit]:
         yield "fields also taken by their Python names", new
 
 
-def op_handler(node: ast.AST, ctx: Context) -> Iterator[Edit]:
-    """An exception handler's decorator dropped: that error keeps the framework's default answer."""
+def _without_decorator(node: ast.AST, name: str) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """(decorator, a copy of the function without it) for each `@name(...)` on a function."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         for i, dec in enumerate(node.decorator_list):
-            if _call_name(dec) == "exception_handler":
+            if _call_name(dec) == name:
                 new = copy.deepcopy(node)
                 del new.decorator_list[i]
-                yield f"drop @{ast.unparse(dec)[:50]}", new
+                yield dec, new
+
+
+def op_handler(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """An exception handler's decorator dropped: that error keeps the framework's default answer."""
+    for dec, new in _without_decorator(node, "exception_handler"):
+        yield f"drop @{ast.unparse(dec)[:50]}", new
 
 
 def _lowered(node: ast.AST) -> ast.Call:
@@ -1153,12 +1159,8 @@ def op_raise(node: ast.AST, ctx: Context) -> Iterator[Edit]:
 
 def op_signal(node: ast.AST, ctx: Context) -> Iterator[Edit]:
     """Signal handlers disconnected: @receiver removed, X.connect(handler) removed."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        for i, dec in enumerate(node.decorator_list):
-            if _call_name(dec) == "receiver":
-                new = copy.deepcopy(node)
-                del new.decorator_list[i]
-                yield f"drop @receiver on {node.name}", new
+    for _, new in _without_decorator(node, "receiver"):
+        yield f"drop @receiver on {node.name}", new
     if isinstance(node, ast.Expr) and _call_name(node.value) == "connect":
         yield f"drop {ast.unparse(node.value)[:60]}", ast.Pass()
 
