@@ -17,8 +17,10 @@ from sandbox_env.families.django_words import API_WORDS
 from sandbox_env.generate import dj_store
 from sandbox_env.generate.dj_domain import TEMPLATES, draw_domain
 from sandbox_env.generate.dj_features import KINDS, NON_FIELD, budget_oracle, cs_oracle, qs_oracle, view_oracle
-from sandbox_env.generate.dj_task import KIND_ORDER, ScreenError, candidate, screen, signature_of
+from sandbox_env.generate.dj_form import form_oracle
+from sandbox_env.generate.dj_task import GRAMMAR, KIND_ORDER, KIND_ORDERS, ScreenError, candidate, screen, signature_of
 from sandbox_env.generate.store import split_of
+from sandbox_env.verify.dj_mutants import mutants_of
 
 
 def test_the_same_seed_draws_the_same_candidates_and_another_seed_others():
@@ -34,8 +36,8 @@ def test_a_bad_seed_is_refused_with_a_clear_error():
 
 
 def test_every_kind_is_drawn_in_turn_and_passes_the_host_screen():
-    records = [candidate(3, i) for i in range(36)]
-    assert [r["node"]["kind"] for r in records[:3]] == list(KIND_ORDER)
+    records = [candidate(3, i, grammar=1) for i in range(36)]  # grammar 2's turn: the grammar test below
+    assert [r["node"]["kind"] for r in records[:3]] == list(KIND_ORDERS[1])
     assert {r["template"] for r in records} == {t.key for t in TEMPLATES}
     for r in records:
         screen(r)
@@ -125,10 +127,61 @@ def test_every_stored_task_compiles_and_redraws():
     for record in dj_store.read():
         row = dj_store.compile_generated_django(record)
         assert row.task_id == record["task_id"]
-        again = candidate(record["seed"], record["index"], record.get("only"))
+        again = candidate(record["seed"], record["index"], record.get("only"), dj_store.grammar_of(record))
         assert {k: again[k] for k in ("task_id", "spec", "reference", "tests", "hidden")} == {
             k: record[k] for k in ("task_id", "spec", "reference", "tests", "hidden")
         }
+
+
+def test_grammar_1_draws_as_before_and_grammar_2_adds_the_form_kind_on_streams_of_its_own():
+    old = [candidate(6, i, grammar=1) for i in range(6)]
+    assert [r["node"]["kind"] for r in old] == list(KIND_ORDERS[1]) * 2
+    assert all("grammar" not in r and dj_store.grammar_of(r) == 1 for r in old)
+    new = [candidate(6, i) for i in range(8)]
+    assert GRAMMAR == 2 and all(r["grammar"] == 2 == dj_store.grammar_of(r) for r in new)
+    assert [r["node"]["kind"] for r in new] == list(KIND_ORDER) * 2 and KIND_ORDER == KIND_ORDERS[2]
+    assert new[0]["tests"] != old[0]["tests"]  # a grammar-2 candidate is a new draw, not a grammar-1 task again
+    assert candidate(6, 0, "budget", grammar=1) != candidate(6, 0, "budget")
+    with pytest.raises(ValueError, match="form"):
+        candidate(6, 0, "form", grammar=1)
+    with pytest.raises(ValueError, match="grammar"):
+        candidate(6, 0, grammar=3)
+
+
+def test_a_form_task_states_each_rule_as_behaviour_and_draws_its_hidden_data_again():
+    records = [candidate(1, i, "form") for i in range(12)]
+    assert {rule for r in records for rule in r["node"]["options"]["field_rules"]} == {"flag", "letters", "bound"}
+    assert {r["node"]["options"]["capped"] for r in records} == {1, 2}
+    for r in records:
+        screen(r)
+        assert r["category"] == "forms" and r["deliverables"] == [f"{r['template']}/forms.py"]
+        spec = r["spec"]
+        assert not API_WORDS.findall(spec + r["title"]) and "ValidationError" not in spec
+        assert '"__all__"' in spec and "lower-cased" in spec
+        for status in r["node"]["constants"]["capped"]:
+            assert f'"{status}"' in spec
+        if "bound" in r["node"]["options"]["field_rules"]:
+            c = r["node"]["constants"]
+            assert f"from {c['low']} to {c['high']}, both included" in spec
+        g = dj_store.compile_generated_django(r).grading
+        assert {d["token"] for d in g["vary"]} & {d["token"] for d in r["vary"] if isinstance(d["token"], int)}
+        assert django_vary.drawn_hidden(g, random.Random(1))[0] != django_vary.drawn_hidden(g, random.Random(2))[0]
+
+
+def test_each_typical_form_mistake_is_among_the_mutants():
+    r = next(r for r in (candidate(1, i, "form") for i in range(40)) if len(r["node"]["options"]["field_rules"]) == 3)
+    names = [m.name for m in mutants_of(r["reference"], r["deliverables"], ["form"])]
+    details = " | ".join(names)
+    for expected in (
+        "error -> non-field",  # a field's own error made a non-field one
+        "non-field error -> status",  # the cross-field error put on a field
+        "drop .lower()",  # the normalisation skipped
+        "drop status in CAPPED",  # the cross-field rule checked for every status
+        "Gt->GtE",  # the capacity off by one
+        "Lt->LtE",  # the bound's low end off by one
+    ):
+        assert expected in details, expected
+    assert sum(n.split(":", 1)[1].startswith("raise@") for n in names) == 4  # each rule's error dropped
 
 
 # -- the oracles, on hand-made rows -------------------------------------------------------------
@@ -177,6 +230,35 @@ def test_the_constraints_oracle_puts_each_error_where_django_reports_it():
     )
 
 
+def test_the_form_oracle_puts_each_error_where_django_reports_it_and_normalises_the_code():
+    t = TEMPLATES[0]  # clinic: Ward (is_open, beds), Visit (ref, minutes, status)
+    node = {
+        "kind": "form",
+        "options": {"field_rules": ["flag", "letters", "bound"], "capped": 2},
+        "constants": {"capped": ["done", "missed"], "low": 2, "high": 60},
+    }
+    parents = {"main": {"flag": True, "capacity": 30}, "off": {"flag": False, "capacity": 30}}
+
+    def case(**kw):
+        return form_oracle(node, t, {"parent": "main", "code": "amber", "qty": 10, "status": "done", **kw}, parents)
+
+    assert case(code="  AMBER ") == ({}, {"ward": "main", "ref": "amber", "minutes": 10, "status": "done"})
+    assert case(code="   ")[0] == {"ref": ["required"]}
+    assert case(code="  abcdefghijkl ")[0] == {}  # twelve once stripped
+    assert case(code="abcdefghijklm")[0] == {"ref": ["max_length"]}
+    assert case(code="AMB7")[0] == {"ref": ["ref_not_letters"]}
+    assert case(qty=2)[0] == {} and case(qty=1)[0] == {"minutes": ["minutes_out_of_range"]}
+    assert case(qty=60, status="booked")[0] == {} and case(qty=61)[0] == {"minutes": ["minutes_out_of_range"]}
+    assert case(qty=30)[0] == {} and case(qty=31)[0] == {NON_FIELD: ["over_beds"]}
+    assert case(qty=31, status="booked")[0] == {}  # the rule covers the capped statuses only
+    assert case(qty=31, status="DONE")[0] == {"status": ["invalid_choice"]}  # a failed field skips the rule
+    assert case(parent=None, qty=31)[0] == {"ward": ["required"]}
+    assert case(parent="gone")[0] == {"ward": ["invalid_choice"]}
+    assert case(parent="off")[0] == {"ward": ["ward_closed"]}
+    assert case(qty="lots")[0] == {"minutes": ["invalid"]}
+    assert case(code="AMB7", qty=31)[0] == {"ref": ["ref_not_letters"], NON_FIELD: ["over_beds"]}
+
+
 def test_the_view_oracle_answers_status_codes_filters_and_order():
     node = {
         "kind": "view",
@@ -214,8 +296,8 @@ async def test_one_candidate_of_every_kind_is_admitted_by_execution(backend, ima
     from sandbox_env.verify.base import VerifyContext
     from sandbox_env.verify.dj_generate import verify_record
 
-    records = [candidate(1, i) for i in range(3)] + [candidate(1, 2, "budget")]
-    assert [r["node"]["kind"] for r in records] == [*KIND_ORDER, "budget"]
+    records = [candidate(1, i, grammar=1) for i in range(3)] + [candidate(1, 2, "budget", grammar=1), candidate(1, 3)]
+    assert [r["node"]["kind"] for r in records] == [*KIND_ORDERS[1], "budget", "form"]
     sem = asyncio.Semaphore(3)
     ctx, grader = VerifyContext(backend, image), Grader(backend, image)
     results = await asyncio.gather(*(verify_record(r, ctx, grader, sem) for r in records))
@@ -223,4 +305,4 @@ async def test_one_candidate_of_every_kind_is_admitted_by_execution(backend, ima
         assert ok, (record["task_id"], why)
         assert recorded["killed"] == recorded["mutants"] >= 3
         assert recorded["controls"]["reference"] == 1.0 and recorded["controls"]["junk"] == 0.0
-    assert records[-1]["naive"] and results[-1][2]["controls"]["naive"] == 0.0  # right, over budget: fails
+    assert records[3]["naive"] and results[3][2]["controls"]["naive"] == 0.0  # right, over budget: fails

@@ -8,7 +8,8 @@ A line is self-contained: the project tree with its stubs, the visible tests, th
 and their `[[vary]]` declarations, the reference and junk deliverables, the spec, the node
 (the feature tree with its constants), the domain template and seed, the seed and index it was
 drawn from, the split, the signature, the measures, and what verification recorded
-(`verified`: controls, mutants killed, seconds). It compiles through the django family's own
+(`verified`: controls, mutants killed, seconds), and the generator grammar it was drawn under when
+that is not the first (`grammar`, read by `grammar_of`). It compiles through the django family's own
 `compile_files`, the path every hand-written django task takes, so a stored task is graded
 exactly like one: frozen suite, hidden tests with data drawn per grading, canaries.
 """
@@ -25,6 +26,12 @@ from sandbox_env.generate.task_lines import read_lines, write_lines
 
 GENERATED_DJANGO_FILE = PACKAGE_DIR / "data" / "generated_django.jsonl"
 SOURCE = "generated"
+
+
+def grammar_of(record: dict[str, Any]) -> int:
+    """The grammar a line was drawn under (generate/dj_task.py's GRAMMARS): lines from before grammars carry none,
+    and were drawn under grammar 1."""
+    return record.get("grammar", 1)
 
 
 def write(path: Path, records: list[dict[str, Any]]) -> None:

@@ -1,7 +1,7 @@
 """One generated django task from a seed and an index: the draw, its renderings, and the host screen.
 
 `candidate(seed, index)` is a pure function: the same seed and index give the same task. It
-draws a feature kind (round robin over `KINDS`, so every kind gets its share), the kind's node
+draws a feature kind (round robin over the grammar's `KIND_ORDERS`, so every kind gets its share), the kind's node
 (options, then constants), a domain from the pool of the task's split, and renders the project
 tree with stubs, the reference deliverables, a plausible wrong answer (`junk`), the spec and
 the tests (visible and hidden, each over its own drawn rows; the hidden ones declare `[[vary]]`
@@ -17,6 +17,13 @@ Decisions:
   structure with the same constants and domain template are one task (the later is dropped).
 - Difficulty from the structural score (`measures["score"]`: the options a kind's rules add,
   written per kind in `score_of`): easy up to 2, medium 3 to 4, hard from 5.
+- Grammars (GRAMMARS; `candidate(seed, index, only, grammar)`): a stored line keeps drawing under the
+  grammar it was drawn with, so a kind added later changes no stored (seed, index). Grammar 1 takes
+  kinds in turn from ("queryset", "constraints", "view") on the streams `dj-node:{seed}:{index}`,
+  ...; its lines carry no `grammar` (dj_store.grammar_of reads them as 1). Grammar 2 adds `form` to
+  the turn and draws every stream under a `g2:` prefix (`dj-node:g2:{seed}:{index}`, ...), so its
+  candidates are new draws, not grammar-1 tasks met again; its records carry `"grammar": 2`. `only`
+  draws one kind of the grammar's (`GRAMMAR_KINDS`) from a stream of its own, prefixed the same way.
 - The screen refuses, before any container: a spec or title using a word of
   families/django_words.py; a file that does not compile; a task the django family does not
   compile (fewer hidden than visible tests, a `[[vary]]` token that is no literal of the hidden
@@ -37,7 +44,11 @@ from sandbox_env.generate.dj_features import KINDS
 from sandbox_env.generate.dj_store import compile_generated_django
 from sandbox_env.generate.store import split_of
 
-KIND_ORDER = ("queryset", "constraints", "view")
+GRAMMARS = (1, 2)
+GRAMMAR = GRAMMARS[-1]  # what new generation draws
+KIND_ORDERS = {1: ("queryset", "constraints", "view"), 2: ("queryset", "constraints", "view", "form")}
+GRAMMAR_KINDS = {1: ("queryset", "constraints", "view", "budget"), 2: ("queryset", "constraints", "view", "budget", "form")}
+KIND_ORDER = KIND_ORDERS[GRAMMAR]
 SEED_SHARE = 5
 TEST_FILE = "test_{kind}.py"
 
@@ -79,6 +90,7 @@ TITLES = {
     "constraints": "The {child} model: what the database refuses and where each error lands",
     "view": "A JSON view of a {parent_noun}'s {children} with filters and status codes",
     "budget": "A {parent_noun} report over its {children} under a query budget",
+    "form": "A {child} form: each field's own rules, a rule across fields, and where each error lands",
 }
 
 
@@ -104,7 +116,8 @@ def signature_of(node: dict[str, Any]) -> str:
 def score_of(node: dict[str, Any]) -> int:
     """The structural score: queryset, one per figure plus one for two statuses; constraints, one per rule plus
     one for a unique rule among some statuses; view, one per filter, one for hiding flagged-off parents, one for
-    the order by quantity; budget, two plus one for the total and one for keeping flagged parents only."""
+    the order by quantity; budget, two plus one for the total and one for keeping flagged parents only; form, its
+    kind's `score` (one per field rule, one for the cross-field rule, one more when it covers two statuses)."""
     o = node["options"]
     if node["kind"] == "queryset":
         return len(o["aggs"]) + (o["statuses"] == 2)
@@ -112,6 +125,8 @@ def score_of(node: dict[str, Any]) -> int:
         return len(o["rules"]) + (o.get("unique_among") == "some")
     if node["kind"] == "budget":
         return 2 + o["total"] + o["only_flagged"]
+    if node["kind"] == "form":
+        return KINDS["form"].score(node)
     return len(o["filters"]) + o["hide_off"] + (o["order"] == "qty")
 
 
@@ -125,29 +140,38 @@ def domain_seed_for(split: str, rng: random.Random) -> int:
     return base if split == "eval" else base + rng.randrange(1, SEED_SHARE)
 
 
-def candidate(seed: int, index: int, only: str | None = None) -> dict[str, Any]:
+def _stream(seed: int, index: int, only: str | None, grammar: int) -> str:
+    """What every random stream of a candidate is named after: grammar 1 as it always was, a later one prefixed."""
+    prefix = "" if grammar == 1 else f"g{grammar}:"
+    return f"{prefix}{seed}:{index}" + (f":{only}" if only else "")
+
+
+def candidate(seed: int, index: int, only: str | None = None, grammar: int = GRAMMAR) -> dict[str, Any]:
     """The stored record of one drawn task (not yet verified).
 
-    Kinds come in turn (KIND_ORDER); `only` draws one kind from a stream of its own (the record keeps
-    it as `only`, so `candidate(seed, index, only)` redraws it and a kind added later changes no
-    stored line).
+    Kinds come in turn (the grammar's KIND_ORDERS); `only` draws one kind from a stream of its own (the
+    record keeps it as `only`, so `candidate(seed, index, only)` redraws it). A record drawn under a
+    grammar after the first keeps it as `grammar` (module docstring).
     """
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"a seed is a whole number of zero or more, got {seed!r}")
-    if only is not None and only not in KINDS:
-        raise ValueError(f"unknown feature kind {only!r}; known: {', '.join(KINDS)}")
-    kind = KINDS[only or KIND_ORDER[index % len(KIND_ORDER)]]
-    node_seed = f"dj-node:{seed}:{index}" + (f":{only}" if only else "")
+    if grammar not in GRAMMARS:
+        raise ValueError(f"no django grammar {grammar!r}; known: {', '.join(map(str, GRAMMARS))}")
+    if only is not None and only not in GRAMMAR_KINDS[grammar]:
+        raise ValueError(f"unknown feature kind {only!r} in grammar {grammar}; known: {', '.join(GRAMMAR_KINDS[grammar])}")
+    order = KIND_ORDERS[grammar]
+    kind = KINDS[only or order[index % len(order)]]
+    stream = _stream(seed, index, only, grammar)
+    node_seed = f"dj-node:{stream}"
     probe = kind.draw(draw_domain(0), random.Random(node_seed))  # the options: no domain enters them
     signature = signature_of(probe)
     split = split_of(signature)
-    domain_seed = domain_seed_for(split, random.Random(f"dj-domain-pick:{seed}:{index}" + (f":{only}" if only else "")))
+    domain_seed = domain_seed_for(split, random.Random(f"dj-domain-pick:{stream}"))
     domain = draw_domain(domain_seed)
     node = kind.draw(domain, random.Random(node_seed))
     assert node["options"] == probe["options"], "a kind's options must not depend on the domain"
     t = domain.template
     tree = {**common_tree(domain), **kind.tree(domain, node)}
-    stream = f"{seed}:{index}" + (f":{only}" if only else "")
     visible, _ = kind.tests(domain, node, random.Random(f"dj-tests:{stream}:visible"), False)
     hidden, vary = kind.tests(domain, node, random.Random(f"dj-tests:{stream}:hidden"), True)
     vary = [d for d in vary if re.search(rf"(?<![A-Za-z0-9_]){d['token']}(?![A-Za-z0-9_])", hidden)]  # drawn, unused
@@ -179,6 +203,8 @@ def candidate(seed: int, index: int, only: str | None = None) -> dict[str, Any]:
         "domain_seed": domain_seed,
         "measures": {"features": [node["kind"]], "feature_count": 1, "score": score, "domain": t.key},
     }
+    if grammar > 1:
+        record["grammar"] = grammar
     if hasattr(kind, "naive"):  # a query budget: right but over budget is a control that must fail
         record["naive"] = kind.naive(domain, node)
         record["budget_tests"] = kind.budget_tests(name)

@@ -1,7 +1,8 @@
 """Draw, verify and store generated django tasks: `websandbox tasks generate_django --seed N --target K`.
 
 Candidates come from generate/dj_task.py (`candidate(seed, index)` for index = start, start+1,
-...), deterministic: the same seed gives the same candidates in the same order. Each goes
+...) under the newest grammar (dj_task.GRAMMAR), deterministic: the same seed gives the same
+candidates in the same order; a stored line redraws under the grammar it carries (dj_store.grammar_of). Each goes
 through the host screen (dj_task.screen), then is verified by execution in the real image,
 through the functions every hand-written django task is verified with:
 - the controls of verify/django.py (`DjangoVerifier.verify_task` over the task laid out as a
@@ -170,7 +171,7 @@ def rerender(path: Path) -> int:
     records = dj_store.read(path)
     changed = 0
     for r in records:
-        again = candidate(r["seed"], r["index"], r.get("only"))
+        again = candidate(r["seed"], r["index"], r.get("only"), dj_store.grammar_of(r))
         for key in ("task_id", "tree", "tests", "hidden", "reference", "junk", "vary"):
             if again[key] != r[key]:
                 raise SystemExit(f"{r['task_id']}: its {key} no longer redraws: regenerate it, do not re-render")

@@ -15,7 +15,14 @@ precisely and a model makes, each an operator over the reference's syntax tree (
 - budget: the django operators drop the related rows' prefetch (`related`); plus `coalesce`,
   `aggregate`, `aggregate_filter`, `order` and `bool_lookup` as above;
 - constraints: the django operators already drop a constraint, a field option, a validator, the
-  capacity check's raise and flip its boundary.
+  capacity check's raise and flip its boundary;
+- form: the django operators drop each rule's raise and flip each boundary (a bound or the
+  capacity off by one); plus an error attached to the wrong place (`error_place`: a field's own
+  rule's error made a non-field one, the cross-field rule's put on each field it reads), the
+  normalisation skipped (`case_call`: `x.lower()` -> `x`), the cross-field rule checked for every
+  status or without one of its guards (`drop_condition`: one operand of an `and`/`or` dropped), a
+  status left out of the capped ones or a field out of the form (`constant_member`), and the status
+  test negated (`negate`, reused).
 """
 
 from __future__ import annotations
@@ -105,6 +112,78 @@ def op_bool_lookup(node: ast.AST, ctx: Context) -> Iterator[Edit]:
                 yield f"drop {kw.arg}={kw.value.value}", _with_keyword(node, i, None)
 
 
+def _enclosing_function(node: ast.AST, ctx: Context) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        parent = ctx.parent(parent)
+    return parent
+
+
+def _keys_read(fn: ast.AST) -> list[str]:
+    """The text keys a method reads with `.get("key")`, in source order, each once."""
+    keys: list[str] = []
+    for sub in ast.walk(fn):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "get" and sub.args:
+            first = sub.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value not in keys:
+                keys.append(first.value)
+    return keys
+
+
+def _add_error(where: str | None, exc: ast.expr) -> ast.Expr:
+    call = ast.Call(
+        ast.Attribute(ast.Name("self", ast.Load()), "add_error", ast.Load()), [ast.Constant(where), copy.deepcopy(exc)], []
+    )
+    return ast.Expr(call)
+
+
+def op_error_place(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A form's error attached to the wrong place: raised in a field's own method, it becomes a non-field error;
+    raised in the form-wide method `clean`, it lands on each field that method reads (`.get("field")`)."""
+    if not (isinstance(node, ast.Raise) and node.exc is not None):
+        return
+    fn = _enclosing_function(node, ctx)
+    if fn is None:
+        return
+    if fn.name.startswith("clean_"):
+        yield f"{fn.name} error -> non-field", _add_error(None, node.exc)
+    elif fn.name == "clean":
+        for key in _keys_read(fn):
+            yield f"non-field error -> {key}", _add_error(key, node.exc)
+
+
+CASE_METHODS = ("lower", "upper", "casefold", "capitalize", "title")
+
+
+def op_case_call(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A normalisation of letter case skipped: `x.lower()` -> `x` (also upper, casefold, capitalize, title)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CASE_METHODS:
+        if not node.args and not node.keywords:
+            yield f"drop .{node.func.attr}()", copy.deepcopy(node.func.value)
+
+
+def op_drop_condition(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """One operand of an `and` / `or` dropped: a rule checked under every status, or without a guard it needs."""
+    if isinstance(node, ast.BoolOp) and len(node.values) > 1:
+        for i, value in enumerate(node.values):
+            rest = [copy.deepcopy(v) for j, v in enumerate(node.values) if j != i]
+            new = rest[0] if len(rest) == 1 else ast.BoolOp(copy.deepcopy(node.op), rest)
+            yield f"drop {ast.unparse(value)[:40]}", new
+
+
+def op_constant_member(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """One text left out of a named tuple or list of texts (a capped status, a form's field)."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        return
+    seq = node.value
+    if isinstance(seq, (ast.Tuple, ast.List)) and len(seq.elts) > 1:
+        if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in seq.elts):
+            for j, elt in enumerate(seq.elts):
+                new = copy.deepcopy(node)
+                del new.value.elts[j]
+                yield f"{node.targets[0].id} drop {elt.value!r}", new
+
+
 KIND_OPERATORS: dict[str, dict[str, Operator]] = {
     "queryset": {
         "coalesce": op_coalesce,
@@ -128,6 +207,13 @@ KIND_OPERATORS: dict[str, dict[str, Operator]] = {
         "aggregate_filter": op_aggregate_filter,
         "order": op_order,
         "bool_lookup": op_bool_lookup,
+    },
+    "form": {
+        "error_place": op_error_place,
+        "case_call": op_case_call,
+        "drop_condition": op_drop_condition,
+        "constant_member": op_constant_member,
+        "negate": op_negate,
     },
 }
 
