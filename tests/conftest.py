@@ -3,6 +3,12 @@
 Tests marked `docker` start real containers. Without a reachable engine they are
 skipped locally, but under CI=true that is a failure: a suite that skips
 everything proves nothing.
+
+Tests marked `slow` form the slow tier (`make test-slow`, part of `make test-full`, left out of
+`make test-all` and so of CI): a test belongs there only when a quicker test of the default run
+shows the same verdict and the slow one repeats it at scale or under contrived load (a host CPU
+hog, a starved grading container, a pid-held sandbox). Each names its quicker sibling in its
+docstring; a verdict no quicker test shows stays in the default run.
 """
 
 from __future__ import annotations

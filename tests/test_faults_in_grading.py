@@ -109,6 +109,7 @@ async def test_a_grading_container_struck_from_outside_on_every_attempt_is_a_har
     assert "the same in 2 attempts" in grade.scoring_error, grade.scoring_error
 
 
+@pytest.mark.slow  # quicker siblings: the host-hog case below, tests/test_blame.py, test_fastapi_docker's starved app
 @pytest.mark.parametrize("family", ["fastapi", "django"])
 async def test_a_grading_container_starved_of_cpu_from_outside_never_gives_a_correct_answer_a_plain_zero(
     own_backend, image, family

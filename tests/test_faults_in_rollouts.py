@@ -152,7 +152,7 @@ async def test_an_agent_stopped_from_outside_while_the_models_processes_keep_the
     assert "stopped by a signal from outside" in state["scoring_error"], state["scoring_error"]
 
 
-@pytest.mark.parametrize("tool", ["bash", "execute_code"])
+@pytest.mark.parametrize("tool", [pytest.param("bash", marks=pytest.mark.slow), "execute_code"])  # one tool shows it
 async def test_a_tool_call_in_a_rollout_container_starved_from_outside_is_a_harness_fault(image, tool, tmp_path, monkeypatch):
     import websandbox
 

@@ -21,7 +21,9 @@ from sandbox_env.dataset import load_rows
 from sandbox_env.sandbox.docker import run_containers
 from sandbox_env.sandbox.runs import new_run_id
 
-pytestmark = pytest.mark.docker
+# slow tier: 24 rollouts twice through vf-eval; the quicker sibling is tests/test_faults_in_grading.py's
+# correct answers graded under a host CPU hog (score 1.0 or a harness fault, never a plain 0)
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 PER_FAMILY = 8
 

@@ -42,6 +42,7 @@ def _harness_fault(exc: SandboxError) -> None:
 CPU_BOUND = "python -c 'n = 0\nwhile n < 2 * 10**7: n += 1\nprint(\"counted\", n)'"
 
 
+@pytest.mark.slow  # the cell case below shows the same verdict
 async def test_a_command_starved_from_outside_is_never_the_models_timeout(sandbox):
     starve(sandbox.id, STARVED)
     try:
