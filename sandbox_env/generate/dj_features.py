@@ -38,8 +38,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from sandbox_env.generate.dj_common import NON_FIELD, Values, create_parent, models_file, parent_model, statuses_english
 from sandbox_env.generate.dj_domain import CODES, NAMES, Domain, Template
-from sandbox_env.generate.dj_form import NON_FIELD, FormKind, Values, _create_parent, _statuses_english, models_file, parent_model
+from sandbox_env.generate.dj_form import FormKind
 
 BIG_CAPACITY = 100000
 
@@ -176,7 +177,7 @@ class {n["class"]}(models.QuerySet):
     def spec(self, domain: Domain, node: dict[str, Any]) -> str:
         t, n, c = domain.template, qs_names(domain.template, node), node["constants"]
         counted = c["counted"]
-        which = f"whose status is exactly {_statuses_english(counted)}"
+        which = f"whose status is exactly {statuses_english(counted)}"
         figures = []
         for a in node["options"]["aggs"]:
             if a == "count":
@@ -254,7 +255,7 @@ and their figures in one database query. With no {t.parent_noun} at all, the res
             "def world():",
         ]
         for i, p in enumerate(parents):
-            lines.append(_create_parent(t, f"p{i}", p["name"], p["flag"]))
+            lines.append(create_parent(t, f"p{i}", p["name"], p["flag"]))
         var = {p["name"]: f"p{i}" for i, p in enumerate(parents)}
         for ch in children:
             lines.append(_create_child(t, var[ch["parent"]], ch["code"], ch["qty"], ch["status"]))
@@ -483,7 +484,7 @@ class {t.child}(models.Model):
         if "unique" in rules:
             if c.get("among"):
                 scope = (
-                    f"among the {t.child_noun}s whose status is {_statuses_english(c['among'])}, no two of one "
+                    f"among the {t.child_noun}s whose status is {statuses_english(c['among'])}, no two of one "
                     f"{t.parent_noun} share a `{t.code}` ({t.child_noun}s of any other status never conflict, "
                     f"with each other or with those)"
                 )
@@ -513,7 +514,7 @@ class {t.child}(models.Model):
             f"- `{t.code}`: text of at most 12 characters (a longer one is reported by full validation on the "
             f'`{t.code}` field with the code `"max_length"`);',
             f"- `{t.qty}`: a whole number, zero or more;",
-            f"- `status`: text, one of {_statuses_english(t.statuses)} (another value is "
+            f"- `status`: text, one of {statuses_english(t.statuses)} (another value is "
             f'reported by full validation on the `status` field with the code `"invalid_choice"`), '
             f'`"{t.statuses[0]}"` when not given.',
             "",
@@ -798,7 +799,7 @@ urlpatterns = [
         if "status" in o["filters"]:
             lines.append(
                 f"- `?status=<s>` keeps only the {t.child_noun}s with that status; a value that is not one of "
-                f'{_statuses_english(t.statuses)} (exactly) gets status 400 and `{{"error": "bad query"}}`.'
+                f'{statuses_english(t.statuses)} (exactly) gets status 400 and `{{"error": "bad query"}}`.'
             )
         if "min" in o["filters"]:
             lines.append(
@@ -851,7 +852,7 @@ urlpatterns = [
             "def world():",
         ]
         for p in parents:
-            lines.append(_create_parent(t, pvar[p["name"]], p["name"], p["flag"]))
+            lines.append(create_parent(t, pvar[p["name"]], p["name"], p["flag"]))
         for ch in children:
             lines.append(_create_child(t, pvar[ch["parent"]], ch["code"], ch["qty"], ch["status"]))
         lines.append("    return {" + ", ".join(f'"{p["name"]}": {pvar[p["name"]]}' for p in parents) + "}")
@@ -1101,7 +1102,7 @@ class BudgetKind:
             "def world():",
         ]
         for p in parents:
-            lines.append(_create_parent(t, pvar[p["name"]], p["name"], p["flag"]))
+            lines.append(create_parent(t, pvar[p["name"]], p["name"], p["flag"]))
         for ch in children:
             lines.append(_create_child(t, pvar[ch["parent"]], ch["code"], ch["qty"], ch["status"]))
         lines.append("    return {" + ", ".join(f'"{p["name"]}": {pvar[p["name"]]}' for p in parents) + "}")

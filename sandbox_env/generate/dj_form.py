@@ -25,100 +25,18 @@ Decisions:
   quantity over the capacity is still inside the bound.
 - The spec states rules as behaviour (which field an error belongs to, its code, the normalised
   value), never the technique (families/django_words.py refuses the words that would name it).
-- This module imports nothing of generate/dj_features.py: the helpers every kind shares (drawn
-  `Values`, the given models, small English and fixture renderers) live here and dj_features imports
-  them, so registering the kind there is one import with no cycle.
+- This module imports nothing of generate/dj_features.py: the helpers every kind shares live in
+  generate/dj_common.py, so registering the kind there is one import with no cycle.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from sandbox_env.generate.dj_domain import CODES, NAMES, Domain, Template, words
-
-NON_FIELD = "__all__"
-
-# -- shared by every kind (generate/dj_features.py imports these from here) --------------------------
-
-
-@dataclass
-class Values:
-    rng: random.Random
-    hidden: bool
-    vary: list[dict[str, Any]] = field(default_factory=list)
-    _band: int = 0
-
-    def ints(self, n: int, lo: int = 2, hi: int = 98) -> list[int]:
-        """n distinct ascending whole numbers; hidden: each a token drawn per grading inside its own band."""
-        if not self.hidden:
-            return sorted(self.rng.sample(range(lo, hi + 1), n))
-        out = []
-        for _ in range(n):
-            base = 1000 + 100 * self._band
-            self._band += 1
-            value = self.rng.randint(base + 10, base + 50)
-            self.vary.append({"token": value, "range": [base, base + 60]})
-            out.append(value)
-        return out
-
-    def token_int(self, lo: int, hi: int, avoid: set[int] = frozenset()) -> int:
-        """One whole number in [lo, hi]; hidden: a token drawn per grading in that range."""
-        value = self.rng.choice([v for v in range(lo + 1, hi) if v not in avoid])
-        if self.hidden:
-            self.vary.append({"token": value, "range": [lo, hi]})
-        return value
-
-    def words(self, pool: tuple[str, ...], n: int, avoid: set[str] = frozenset()) -> list[str]:
-        got = words(self.rng, pool, n, set(avoid))
-        if self.hidden:
-            self.vary += [{"token": w, "keep": 1} for w in got]
-        return got
-
-
-def parent_model(t: Template, manager: str = "") -> str:
-    line = f"\n    objects = {manager}.as_manager()\n" if manager else ""
-    return f"""class {t.parent}(models.Model):
-    name = models.CharField(max_length=60, unique=True)
-    {t.flag} = models.BooleanField(default=True)
-    {t.capacity} = models.PositiveIntegerField(default=10)
-{line}
-    def __str__(self):
-        return self.name
-"""
-
-
-def child_model(t: Template) -> str:
-    choices = "\n".join(f'        {s.upper()} = "{s}"' for s in t.statuses)
-    return f'''class {t.child}(models.Model):
-    class Status(models.TextChoices):
-{choices}
-
-    {t.parent.lower()} = models.ForeignKey({t.parent}, on_delete=models.CASCADE, related_name="{t.children}")
-    {t.code} = models.CharField(max_length=12)
-    {t.qty} = models.PositiveIntegerField(default=1)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.{t.statuses[0].upper()})
-'''
-
-
-def models_file(t: Template, manager: str = "", manager_module: str = "") -> str:
-    head = "from django.db import models\n"
-    if manager:
-        head += f"\nfrom {t.key}.{manager_module} import {manager}\n"
-    return f"{head}\n\n{parent_model(t, manager)}\n\n{child_model(t)}"
-
-
-def _statuses_english(statuses: tuple[str, ...] | list[str]) -> str:
-    quoted = [f'`"{s}"`' for s in statuses]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
-
-
-def _create_parent(t: Template, var: str, name: str, flag: bool = True, capacity: int | None = None) -> str:
-    extra = "" if flag else f", {t.flag}=False"
-    extra += "" if capacity is None else f", {t.capacity}={capacity}"
-    return f'    {var} = {t.parent}.objects.create(name="{name}"{extra})'
-
+from sandbox_env.generate.dj_common import NON_FIELD, Values, create_parent, models_file, statuses_english
+from sandbox_env.generate.dj_domain import CODES, NAMES, Domain, Template
 
 # -- kind: form ----------------------------------------------------------------------------------
 
@@ -361,7 +279,7 @@ class {n["class"]}(forms.ModelForm):
         if "bound" in rules:
             qty += f'; from {c["low"]} to {c["high"]}, both included, otherwise the code is `"{codes["bound"]}"`'
         status = (
-            f"- `status`: exactly one of {_statuses_english(t.statuses)} (any other value, another letter case "
+            f"- `status`: exactly one of {statuses_english(t.statuses)} (any other value, another letter case "
             'included, is reported with the code `"invalid_choice"`).'
         )
         return [parent + ".", code + ".", qty + ".", status]
@@ -370,7 +288,7 @@ class {n["class"]}(forms.ModelForm):
         t, c, n = domain.template, node["constants"], form_names(domain.template)
         p, codes = t.parent.lower(), form_codes(t)
         fields = ", ".join(f"`{f}`" for f in n["fields"])
-        capped = _statuses_english(c["capped"])
+        capped = statuses_english(c["capped"])
         lines = [
             f"`{domain.app}/models.py` gives `{t.parent}` (a {t.parent_noun}: `name`, `{t.flag}`, `{t.capacity}`) and "
             f"`{t.child}` (a {t.child_noun} of one {t.parent_noun}: `{p}`, `{t.code}`, `{t.qty}`, `status`).",
@@ -462,8 +380,8 @@ class {n["class"]}(forms.ModelForm):
             "",
             "@pytest.fixture",
             "def world():",
-            _create_parent(t, "main", names[0], True, capacity),
-            _create_parent(t, "off", names[1], False, capacity),
+            create_parent(t, "main", names[0], True, capacity),
+            create_parent(t, "off", names[1], False, capacity),
             '    return {"main": main, "off": off}',
             "",
             "",
