@@ -185,16 +185,18 @@ def test_the_first_sandboxes_of_a_process_are_the_only_containers_it_starts(imag
     assert seen["made"] == (["rollout"] * 2 if protected == {True} else ["rollout"] * 3)
 
 
-async def test_an_engine_that_refuses_the_oom_capability_still_gives_sandboxes_once_told(image, monkeypatch):
+async def test_an_engine_that_refuses_the_oom_capability_still_gives_sandboxes_once_told(image, monkeypatch, tmp_path):
     """The first refused start is noted; that sandbox and every later one start without SYS_RESOURCE."""
     import docker.errors
     from docker.models.containers import ContainerCollection
 
+    from sandbox_env.sandbox.budget import SandboxBudget
     from sandbox_env.sandbox.docker import DockerBackend, hardening
 
     monkeypatch.setattr(hardening, "_REFUSED", set())
     monkeypatch.setattr(hardening, "_GRANTED", set())
-    backend = DockerBackend(max_sandboxes=1)
+    # a budget of its own: the one slot is this test's, whatever other backends of the run hold on the engine's
+    backend = DockerBackend(budget=SandboxBudget(1, directory=tmp_path))
     real_create, asked = ContainerCollection.create, []
 
     def create(self, *args, **kw):
