@@ -92,3 +92,11 @@ def create_parent(t: Template, var: str, name: str, flag: bool = True, capacity:
     extra = "" if flag else f", {t.flag}=False"
     extra += "" if capacity is None else f", {t.capacity}={capacity}"
     return f'    {var} = {t.parent}.objects.create(name="{name}"{extra})'
+
+
+def draw_subset(rng: random.Random, pool: tuple[str, ...], chance: float, at_least: int = 1) -> list[str]:
+    """Each of `pool` kept with `chance`, in pool order, drawn again until at least `at_least` are kept."""
+    while True:
+        kept = [item for item in pool if rng.random() < chance]
+        if len(kept) >= at_least:
+            return kept

@@ -38,7 +38,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sandbox_env.generate.dj_common import NON_FIELD, Values, create_parent, models_file, parent_model, statuses_english
+from sandbox_env.generate.dj_common import (
+    NON_FIELD,
+    Values,
+    create_parent,
+    draw_subset,
+    models_file,
+    parent_model,
+    statuses_english,
+)
 from sandbox_env.generate.dj_domain import CODES, NAMES, Domain, Template
 from sandbox_env.generate.dj_form import FormKind
 
@@ -386,10 +394,7 @@ class ConstraintsKind:
 
     def draw(self, domain: Domain, rng: random.Random) -> dict[str, Any]:
         t = domain.template
-        while True:
-            rules = [r for r in RULES if rng.random() < 0.6]
-            if len(rules) >= 2:
-                break
+        rules = draw_subset(rng, RULES, 0.6, at_least=2)
         options: dict[str, Any] = {"rules": rules}
         constants: dict[str, Any] = {}
         if "range" in rules:

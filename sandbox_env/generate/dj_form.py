@@ -35,7 +35,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox_env.generate.dj_common import NON_FIELD, Values, create_parent, models_file, statuses_english
+from sandbox_env.generate.dj_common import NON_FIELD, Values, create_parent, draw_subset, models_file, statuses_english
 from sandbox_env.generate.dj_domain import CODES, NAMES, Domain, Template
 
 # -- kind: form ----------------------------------------------------------------------------------
@@ -151,10 +151,7 @@ class FormKind:
     def draw(self, domain: Domain, rng: random.Random) -> dict[str, Any]:
         """Options first, from the rng alone (the split is decided from them), then the constants."""
         t = domain.template
-        while True:
-            field_rules = [r for r in FIELD_RULES if rng.random() < 0.5]
-            if field_rules:
-                break
+        field_rules = draw_subset(rng, FIELD_RULES, 0.5)
         capped_count = rng.choice([1, 2])
         capped = [t.statuses[i] for i in sorted(rng.sample(range(3), capped_count))]
         constants: dict[str, Any] = {"capped": capped}
