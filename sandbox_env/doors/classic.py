@@ -34,6 +34,7 @@ from verifiers.envs.sandbox_env import SandboxMonitorRubric
 
 from sandbox_env.constants import DEFAULTS, TOOL_NAMES
 from sandbox_env.doors.metrics import metric_values
+from sandbox_env.doors.replayed_attempts import note_attempt_end, replayed_after
 from sandbox_env.doors.system_prompt import SYSTEM_PROMPT, system_prompt_for
 from sandbox_env.doors.tool_errors import tool_error_text
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow
@@ -71,10 +72,17 @@ async def score(state: vf.State) -> float:
     return float((state.get("grade") or {}).get("score", 0.0))
 
 
+async def replayed_after_errors(state: vf.State) -> float:
+    """How many errored earlier attempts this rollout replays (doors/replayed_attempts.py)."""
+    return float(len((state.get("info") or {}).get("replayed_after") or []))
+
+
 def build_rubric() -> vf.Rubric:
     rubric = vf.Rubric(funcs=[score], weights=[1.0])
     for name in METRIC_NAMES:
         rubric.add_metric(_metric(name))
+    rubric.add_metric(replayed_after_errors)
+    rubric.add_cleanup_handler(note_attempt_end)  # in the retrying task: a replay finds what it replays
     return rubric
 
 
@@ -178,6 +186,9 @@ class WebSandboxClassicEnv(vf.SandboxEnv):
     # -- rollout lifecycle ---------------------------------------------------------------------
     async def setup_state(self, state: vf.State, **kwargs: Any) -> vf.State:
         """Take a ready sandbox for the rollout and lay out the task in it; any failure is a harness fault."""
+        earlier = replayed_after(state)
+        if earlier:  # this attempt replays errored ones: say so in the saved row
+            state["info"]["replayed_after"] = earlier
         task = TaskRow.from_info(state["info"])
         key = uuid.uuid4().hex
         sandbox_state = {

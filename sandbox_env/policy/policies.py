@@ -97,7 +97,12 @@ class NullPolicy(Policy):
 
 
 class ScriptPolicy(Policy):
-    """Plays a user's file: {task_id: {"calls": [{"tool": ..., "args": {...}}], "final": "..."}}."""
+    """Plays a user's file: {task_id: {"calls": [{"tool": ..., "args": {...}}], "final": "...", "empty_replies": N}}.
+
+    `empty_replies` (default 0): the first N times a rollout of the task asks for its first turn,
+    the reply is empty (no content, no tool call), as real servers sometimes answer; verifiers
+    calls such a reply invalid and its retry plays the rollout again.
+    """
 
     name = "script"
 
@@ -110,6 +115,7 @@ class ScriptPolicy(Policy):
         if not isinstance(data, dict):
             raise ValueError(f"policy script {path} must map task ids to {{'calls': [...], 'final': str}}")
         self.script: dict[str, list[Step]] = {}
+        self.empty_left: dict[str, int] = {}
         for task_id, entry in data.items():
             calls = entry.get("calls", []) if isinstance(entry, dict) else entry
             steps = []
@@ -119,9 +125,19 @@ class ScriptPolicy(Policy):
                 steps.append(Step(c["tool"], dict(c.get("args") or {})))
             final = entry.get("final", "Done.") if isinstance(entry, dict) else "Done."
             self.script[task_id] = steps + [Step(text=final)]
+            empty = entry.get("empty_replies", 0) if isinstance(entry, dict) else 0
+            if not isinstance(empty, int) or isinstance(empty, bool) or empty < 0:
+                raise ValueError(f"policy script {path}: {task_id} empty_replies must be a whole number >= 0")
+            self.empty_left[task_id] = empty
 
     def plan(self, task_id: str) -> list[Step] | None:
         return self.script.get(task_id)
+
+    def step(self, task_id: str | None, turns: int) -> Step:
+        if turns == 0 and task_id is not None and self.empty_left.get(task_id, 0) > 0:
+            self.empty_left[task_id] -= 1
+            return Step()  # no content, no tool call
+        return super().step(task_id, turns)
 
 
 def make_policy(name: str, script: Path | None = None) -> Policy:

@@ -181,7 +181,14 @@ def rollout(row: dict[str, Any], n: int, prompt_key: str) -> dict[str, Any]:
         "timing": phases,
         "truncated": row["is_truncated"] if isinstance(row.get("is_truncated"), bool) else None,
         "cut_replies": None,  # 0.3.x saves no finish_reason per model call
+        "replayed_after": _replayed_after(info),
     }
+
+
+def _replayed_after(info: dict[str, Any]) -> list[str]:
+    """The errors of the attempts this row's rollout replayed (doors/replayed_attempts.py), oldest first."""
+    earlier = info.get("replayed_after")
+    return [str(e) for e in earlier] if isinstance(earlier, list) else []
 
 
 def _seconds(value: Any) -> float | None:

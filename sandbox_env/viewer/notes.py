@@ -19,8 +19,14 @@ after its table (both stacks: cli/eval_report.py) and the viewer shows above its
   "length", or a context past the limit), so rollouts are counted. A run that records
   neither gives no sentence (nothing says it was cut).
 
-Records come from the loaders (record.py: `completion`, `truncated`, `cut_replies`), so both
-stacks read alike.
+- Rollouts played again. verifiers' retry plays a rollout again when an attempt ended on an
+  empty reply (or another reply it calls invalid) or a harness fault, and saves only the last
+  attempt; a classic row records the earlier attempts' errors (`replayed_after`), and the
+  sentence counts them, so a server that sends empty replies shows though every saved row
+  looks clean.
+
+Records come from the loaders (record.py: `completion`, `truncated`, `cut_replies`,
+`replayed_after`), so both stacks read alike where the run records it.
 """
 
 from __future__ import annotations
@@ -68,8 +74,23 @@ def cut_note(rollouts: list[dict[str, Any]]) -> str | None:
     )
 
 
+def replay_note(rollouts: list[dict[str, Any]]) -> str | None:
+    """The sentence for rollouts played again after errored attempts; None when the run records none."""
+    replayed = [r for r in rollouts if r.get("replayed_after")]
+    if not replayed:
+        return None
+    errors = [e for r in replayed for e in r["replayed_after"]]
+    empty = sum(1 for e in errors if e.startswith("EmptyModelResponseError"))
+    said = f", {empty} of them an empty reply" if empty else ""
+    return (
+        f"{len(replayed)} of {len(rollouts)} rollouts were played again after {len(errors)} errored "
+        f"attempt{'' if len(errors) == 1 else 's'}{said}: each row is the last attempt; the earlier errors are "
+        "on the rollout (replayed after)"
+    )
+
+
 def run_notes(rollouts: list[dict[str, Any]], meta: dict[str, Any] | None = None) -> list[str]:
     """Every finding that applies, the missing tools first; `meta` is the run's (record.py)."""
     tools_expected = (meta or {}).get("model") != NULL_POLICY
-    found = [no_tool_note(rollouts) if tools_expected else None, cut_note(rollouts)]
+    found = [no_tool_note(rollouts) if tools_expected else None, cut_note(rollouts), replay_note(rollouts)]
     return [note for note in found if note]

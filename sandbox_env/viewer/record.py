@@ -19,7 +19,10 @@ else None), `turns` (assistant messages in the completion), `tokens` ({"input", 
 over the rollout, or None), `seconds` (the rollout's wall time, or None), `timing`
 (seconds by phase, or None), `truncated` (a reply was cut at the token limit: True or
 False as the run records it, None when it records nothing), `cut_replies` (how many
-replies were cut, where the run saves a finish reason per model call, else None).
+replies were cut, where the run saves a finish reason per model call, else None),
+`replayed_after` (the errors, oldest first, of the earlier attempts verifiers' retry played
+this rollout again after — an empty reply, a harness fault — as a classic row records them
+in `info`; None where the run format keeps no such record).
 
 A message: `role`, `content` (text), and optionally `tool_calls`
 ([{"id", "name", "arguments"}], arguments parsed from JSON where they are JSON),

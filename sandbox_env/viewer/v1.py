@@ -212,6 +212,7 @@ def rollout(
         "reward": reward_of(trace),
         "scoring_error": str(scoring_error) if scoring_error else None,
         "tampered": bool(grade and grade.get("tampered")) or _flag(trace, metrics, "tampered"),
+        "replayed_after": None,  # v1 keeps no record of attempts its retry replaced in the trace
         "error": error,
         "error_kind": kind,
         "traceback": trace_back,

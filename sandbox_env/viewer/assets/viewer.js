@@ -244,6 +244,7 @@
     if (r.tampered) box.append(el("span", "badge tamper", "tampered"));
     if (r.error) box.append(el("span", "badge err", "error"));
     if (r.truncated) box.append(el("span", "badge warn", r.cut_replies ? "cut ×" + r.cut_replies : "cut"));
+    if (r.replayed_after && r.replayed_after.length) box.append(el("span", "badge warn", "replayed ×" + r.replayed_after.length));
     if (!r.grade) box.append(el("span", "badge muted", "no grade"));
     return box;
   }
@@ -387,7 +388,7 @@
   // -- export: the rows shown, as CSV or JSONL (export.py writes the same for the command line) --
 
   var EXPORT_COLUMNS = ["n", "example_id", "family", "task_id", "difficulty", "category", "reward", "scoring_error",
-    "tampered", "error_kind", "error", "truncated", "cut_replies", "turns", "input_tokens", "output_tokens", "seconds",
+    "tampered", "error_kind", "error", "truncated", "cut_replies", "replayed_after", "turns", "input_tokens", "output_tokens", "seconds",
     "stop", "reason"];
 
   function orNull(v) { return v === undefined ? null : v; }
@@ -397,7 +398,8 @@
     var reason = r.scoring_error ? "scoring error: " + r.scoring_error
       : r.grade && r.grade.reason ? String(r.grade.reason) : String(r.error || "");
     var values = [r.n, r.example_id, r.family, r.task_id, r.difficulty, r.category, r.reward, r.scoring_error,
-      Boolean(r.tampered), r.error ? r.error_kind : null, r.error, r.truncated, r.cut_replies, r.turns, t.input, t.output,
+      Boolean(r.tampered), r.error ? r.error_kind : null, r.error, r.truncated, r.cut_replies,
+      r.replayed_after && r.replayed_after.length ? r.replayed_after.join("; ") : null, r.turns, t.input, t.output,
       r.seconds, r.stop, reason];
     var out = {};
     EXPORT_COLUMNS.forEach(function (c, i) { out[c] = orNull(values[i]); });
@@ -456,6 +458,10 @@
     if (isSet(r.timing)) cost.push(Object.keys(r.timing).map(function (k) { return k + " " + fmtSec(r.timing[k]); }).join(", "));
     if (cost.length) box.append(el("div", "cost", cost.join(" · ")));
     if (r.scoring_error) box.append(el("div", "alert err", "scoring error (the harness failed, not the model): " + r.scoring_error));
+    if (r.replayed_after && r.replayed_after.length) {
+      box.append(el("div", "alert warn", "replayed after " + r.replayed_after.length + " errored attempt(s); this is the last",
+        pre(r.replayed_after.join("\n"))));
+    }
     if (r.error) {
       var alert = el("div", "alert err", "rollout error", pre(r.error));
       if (r.traceback) alert.append(el("details", "traceback", el("summary", "", "traceback"), pre(r.traceback)));
