@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from sandbox_env.constants import DATA_FILE, TASKS_DIR
@@ -97,7 +98,10 @@ def compile_all(families: tuple[str, ...] = FAMILY_NAMES, generated: bool = True
 
 
 def write_dataset(rows: list[TaskRow], path: Path = DATA_FILE) -> None:
+    """Write the dataset whole or not at all: a process reading it meanwhile sees the old file or the new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as fh:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("w") as fh:
         for row in rows:
             fh.write(json.dumps(row.to_row(), sort_keys=True) + "\n")
+    os.replace(tmp, path)
