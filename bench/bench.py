@@ -344,7 +344,7 @@ async def grading_figures(backend: DockerBackend, image: str, n: int) -> None:
     fastapi and django over their first composed tasks too (three to five features in one app,
     so about twice the sessions or tests), each its own row.
     """
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.verify.compile import compile_all
 
     rows = compile_all()
@@ -362,7 +362,7 @@ async def grading_figures(backend: DockerBackend, image: str, n: int) -> None:
 
 async def _grading_row(backend: DockerBackend, image: str, warm, name: str, tasks: list) -> None:
     from sandbox_env.families import grade_final
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.verify import reference_calls
     from sandbox_env.verify.scripted import scripted_rollout
 
@@ -390,7 +390,7 @@ async def _grading_row(backend: DockerBackend, image: str, warm, name: str, task
 
 
 async def throughput(backend: DockerBackend, image: str, total: int) -> None:
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.sandbox.pool import default_pool_size
     from sandbox_env.verify import reference_calls
     from sandbox_env.verify.compile import compile_all

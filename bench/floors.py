@@ -182,7 +182,7 @@ class _Captured(Exception):
 
 
 class _CapturingGrader:
-    """Takes the one grading run a family asks for, instead of running it."""
+    """Takes the one grading a family asks for, instead of running it."""
 
     def __init__(self) -> None:
         self.timeout = DEFAULTS.timeout_seconds
@@ -198,8 +198,8 @@ def grader_job(task: TaskRow) -> Job:
     import asyncio
 
     from sandbox_env.families import get_family
+    from sandbox_env.grading.grader import make_nonce
     from sandbox_env.grading.programs import grader_argv, grader_files
-    from sandbox_env.grading.runs import make_nonce
 
     if task.family == "fastapi":
         final = {"files": {"app.py": _reference_file(task, "app.py")}}
@@ -211,7 +211,7 @@ def grader_job(task: TaskRow) -> Job:
     except _Captured:
         pass
     if capture.run is None:
-        raise RuntimeError(f"{task.task_id}: the family asked for no grading run")
+        raise RuntimeError(f"{task.task_id}: the family asked for no grading")
     program, request, files = capture.run
     texts = {p: (v.decode() if isinstance(v, bytes) else v) for p, v in grader_files().items()}
     texts["/tmp/websandbox-request.json"] = json.dumps({**request, "nonce": make_nonce()})

@@ -3,7 +3,7 @@
     python bench/paired_grading.py REV [--family fastapi] [--tasks 4] [--rounds 3] [--cold]
 
 The grader programs (sandbox_env/runtime/grader/) reach a grading container with each
-grading run, not through the image, so two versions can grade on the same image in one run:
+grading, not through the image, so two versions can grade on the same image in one run:
 this checkout's ("new") and those of git revision REV ("old"). Each reference final state of
 the family's first single-feature tasks is graded by both, alternating which goes first, with
 the grader prewarmed (a pool per version; `--cold` for fresh containers). On a machine that
@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import sandbox_env.grading.runs as runs  # noqa: E402
+import sandbox_env.grading.grader as runs  # noqa: E402
 from sandbox_env.grading.programs import GRADER_DIR, grader_files, grader_paths  # noqa: E402
 
 SETTLE = 1.5  # seconds after a pool refill: its grader program's imports are done
@@ -47,7 +47,7 @@ def files_at(rev: str) -> dict[str, bytes]:
 
 async def measure(args: argparse.Namespace) -> dict[str, list[float]]:
     from sandbox_env.families import grade_final
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.docker import DockerBackend
     from sandbox_env.verify import reference_calls

@@ -54,7 +54,7 @@ CALL_SLACK = 15.0
 # the default budget (4 sandboxes a core, sandbox/budget.py) all busy gives each a quarter
 # of a core, which would put a CPU-bound command exactly at a backstop of 4 limits.
 CALL_BACKSTOP_FACTOR = 6.0
-# A grading run's limit counts the grading sandbox's active time the same way, and the
+# A grading's limit counts the grading sandbox's active time the same way, and the
 # verdict at its backstop counts the CPU its processes consumed (sandbox/verdicts.py,
 # judge_backstop), so a busy wrong answer reaches its limit, its own 0, at any share of a
 # CPU it gets above 1/GRADING_BACKSTOP_FACTOR. Twelve: the budget all busy grading gives
@@ -63,7 +63,7 @@ CALL_BACKSTOP_FACTOR = 6.0
 # before it is called the harness's.
 GRADING_BACKSTOP_FACTOR = 12.0
 # A grading sandbox's CPU weight (`docker update --cpu-shares`) against the engine's 1024 for
-# every other sandbox: busy rollouts beside it cannot starve a grading run.
+# every other sandbox: busy rollouts beside it cannot starve a grading.
 GRADING_CPU_SHARES = 4096
 READY_TIMEOUT = 60.0  # a new sandbox's agent must answer within this
 SPAWN_TIMEOUT = 30.0  # starting a grader program
@@ -92,7 +92,7 @@ class Defaults:
     """The defaults of every tunable; `load_environment`, the env and the CLI read these."""
 
     # grading and tools
-    timeout_seconds: float = 90.0  # one grading run
+    timeout_seconds: float = 90.0  # one grading
     timeout_per_command_seconds: float = 30.0  # one tool call
     output_cap: int = 8000  # characters of one tool output shown to the model
     max_turns: int = 20

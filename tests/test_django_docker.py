@@ -9,7 +9,7 @@ import pytest
 
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.django import FAMILY
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.verify.django import VERIFIER
 from sandbox_env.verify.scripted import scripted_rollout
 

@@ -292,7 +292,7 @@ def test_each_kind_renders_a_reference_that_differs_from_its_junk():
 
 @pytest.mark.docker
 async def test_one_candidate_of_every_kind_is_admitted_by_execution(backend, image):
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.verify.base import VerifyContext
     from sandbox_env.verify.dj_generate import verify_record
 

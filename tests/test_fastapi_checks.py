@@ -26,7 +26,7 @@ from sandbox_env.families.fastapi_checks import (
     passes_for_catch_all,
     witness_problems,
 )
-from sandbox_env.grading.runs import ReportError
+from sandbox_env.grading.grader import ReportError
 from sandbox_env.sandbox import ExecResult
 from sandbox_env.verify.fastapi import TIER_MINIMUMS, VERIFIER
 

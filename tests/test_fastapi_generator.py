@@ -218,7 +218,7 @@ def _one_per_kind(seed: int = 1) -> list[dict]:
 
 @pytest.mark.docker
 async def test_one_candidate_per_node_kind_is_admitted_by_execution(image):
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.sandbox.registry import make_backend
     from sandbox_env.verify.api_generate import verify_record
 

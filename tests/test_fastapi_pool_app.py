@@ -31,7 +31,7 @@ import pytest
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import grade_final
 from sandbox_env.families.fastapi import FAMILY
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 
 pytestmark = pytest.mark.docker
 

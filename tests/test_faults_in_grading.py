@@ -50,13 +50,13 @@ from fault_kit import (
 
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import get_family, grade_final
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.sandbox.docker import DockerBackend
 
 pytestmark = pytest.mark.docker
 
 TASKS = {"fastapi": "fastapi_path_order", "django": "dj01", "smoke": "smoke_hello"}
-GRADING_LIMIT = 60  # seconds a grading run may take; generous, the machine is loaded
+GRADING_LIMIT = 60  # seconds a grading may take; generous, the machine is loaded
 STARVED_LIMIT = 4  # seconds of the sandbox's own time: a starved run waits GRADING_BACKSTOP_FACTOR of them
 
 

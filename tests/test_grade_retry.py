@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from sandbox_env.families import get_family, grade_final
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.sandbox import SandboxBackend, SandboxEndedFromInside, SandboxError
 from sandbox_env.sandbox.usage import UsagePoint
 

@@ -1,11 +1,11 @@
-"""Grading runs in fresh containers, cold or with the grader program started ahead of time."""
+"""Gradings in fresh containers, cold or with the grader program started ahead of time."""
 
 from __future__ import annotations
 
 import pytest
 
 from sandbox_env.families import grade_final
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.verify import reference_calls
 from sandbox_env.verify.compile import compile_all
 from sandbox_env.verify.scripted import scripted_rollout

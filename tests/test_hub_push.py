@@ -143,7 +143,7 @@ def test_a_change_to_the_checkouts_package_staged_again_gives_another_hash(tmp_p
     for rel in archive_files(ENV_DIR):
         shutil.copy2(ENV_DIR / rel, env_dir / rel)
     stage(tmp_path / "first", env_dir, root)
-    grading = root / "sandbox_env" / "grading/runs.py"
+    grading = root / "sandbox_env" / "grading/grader.py"
     grading.write_text(grading.read_text().replace("\n", "\n\n", 1))
     stage(tmp_path / "second", env_dir, root)
     assert content_hash(tmp_path / "first") != content_hash(tmp_path / "second")
@@ -152,7 +152,7 @@ def test_a_change_to_the_checkouts_package_staged_again_gives_another_hash(tmp_p
         for r in archive_files(tmp_path / "first")
         if (tmp_path / "first" / r).read_bytes() != (tmp_path / "second" / r).read_bytes()
     ]
-    assert changed == ["sandbox_env/grading/runs.py"]
+    assert changed == ["sandbox_env/grading/grader.py"]
 
 
 def test_the_content_hash_is_the_pushs_formula(staged):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sandbox_env.families.base import Grade, TaskRow
-from sandbox_env.grading.runs import ReportError, make_nonce, read_report
+from sandbox_env.grading.grader import ReportError, make_nonce, read_report
 from sandbox_env.sandbox import ExecResult
 
 

@@ -28,7 +28,7 @@ import logging
 from typing import Any
 
 from sandbox_env.families.base import METRIC_NAMES, Family, Grade, TaskRow
-from sandbox_env.grading.runs import Grader, recording_runs
+from sandbox_env.grading.grader import Grader, recording_gradings
 from sandbox_env.sandbox import SandboxEndedFromInside
 from sandbox_env.sandbox.blame import limits_hit, outside_change
 
@@ -52,7 +52,7 @@ def ended_from_inside(evidence: str) -> Grade:
     return Grade(
         0.0,
         f"the code under test ended its grading sandbox: {evidence}",
-        [{"name": "grading run", "passed": False, "detail": evidence}],
+        [{"name": "grading", "passed": False, "detail": evidence}],
         metrics,
     )
 
@@ -71,21 +71,21 @@ async def grade_final(task: TaskRow, final: dict[str, Any], grader: Grader) -> G
     family = get_family(task.family)
     faults: list[str] = []
     for _ in range(GRADING_ATTEMPTS):
-        with recording_runs() as runs:
+        with recording_gradings() as traces:
             try:
                 grade = await family.grade(final, task, grader)
             except SandboxEndedFromInside as exc:
                 grade = ended_from_inside(exc.evidence)
             except Exception as exc:  # noqa: BLE001 - a harness fault is a grade, not a crash
                 grade = Grade.harness_fault(f"{type(exc).__name__}: {exc}")
-        changed = next((c for trace in runs if (c := outside_change(trace.whole()))), None)
+        changed = next((c for trace in traces if (c := outside_change(trace.whole()))), None)
         if changed and grade.score < 1.0:
-            grade = Grade.harness_fault(f"the grading run does not count, {changed}: {grade.reason}")
+            grade = Grade.harness_fault(f"the grading does not count, {changed}: {grade.reason}")
         if not grade.scoring_error:
             return grade
-        pushed = next((e for trace in runs if (e := limits_hit(trace.whole()))), None)
+        pushed = next((e for trace in traces if (e := limits_hit(trace.whole()))), None)
         if pushed:
-            return ended_from_inside(f"{pushed}, and then the run failed ({grade.scoring_error})")
+            return ended_from_inside(f"{pushed}, and then the grading failed ({grade.scoring_error})")
         faults.append(grade.scoring_error)
         logger.warning(
             "grading %s: harness fault (%s); %s",

@@ -12,7 +12,7 @@ from sandbox_env.families.question import question_text
 from sandbox_env.text import valid_json_text
 
 if TYPE_CHECKING:
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.sandbox import Sandbox
 
 METRIC_NAMES = (

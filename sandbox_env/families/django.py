@@ -30,7 +30,7 @@ evidence that a change cannot avoid leaving:
   runtime/grader/observations.py), so a value that lies about its equality meets nothing;
 - hidden tests: a patch keyed on what the policy knows (the visible tests, by name, file
   or source) leaves the hidden tests to be passed honestly; where a task declares
-  `[[vary]]` tokens, the data its hidden tests insert is drawn per grading run on the host,
+  `[[vary]]` tokens, the data its hidden tests insert is drawn per grading on the host,
   the expected values computed from the draw (django_vary.py), so an answer key memorized
   from the repository or replayed from another grading meets other data;
 - canaries that look like the tests (same names, same kind of module paths, a clone with
@@ -59,7 +59,7 @@ dies or hangs after the "started" frame, pytest stopping with an internal or usa
 the process can raise from frames named after any file), Django failing to load a
 deliverable, or a test module that does not collect (the host compiles every module it makes
 first) is the submission's 0.0; a hang past the time limit only when the host's measurement
-shows that the grading sandbox had its CPU (the Grader raises StarvedRun otherwise;
+shows that the grading sandbox had its CPU (the Grader raises StarvedGrading otherwise;
 sandbox_env/sandbox/blame.py). A "harness error" report after the "started" frame was forged from
 inside the process (the runner sends one only before it): tampered. So is, after that frame, a
 report the host cannot read or that the runner never writes (no JSON, nested past the parser's
@@ -80,7 +80,7 @@ from sandbox_env.families import django_evidence as evidence
 from sandbox_env.families import django_vary
 from sandbox_env.families.base import METRIC_NAMES, Grade, TaskRow, collect_files, composed_measures, read_task_toml
 from sandbox_env.families.django_suite import Suite, make_suite
-from sandbox_env.grading.runs import Grader, ReportError
+from sandbox_env.grading.grader import Grader, ReportError
 from sandbox_env.sandbox import Sandbox
 
 RUNNER = "pytest_runner.py"
@@ -253,7 +253,7 @@ def _composed(meta: dict[str, Any], folder: Path, test_ids: list[str]) -> dict[s
 
 
 def make_canaries(grading: dict[str, Any], rng: random.Random | None = None) -> Suite:
-    """The suite of one grading run: visible and hidden tests with fresh look-alike canaries (django_suite.py)."""
+    """The suite of one grading: visible and hidden tests with fresh look-alike canaries (django_suite.py)."""
     rng = rng or random.Random(secrets.randbits(64))
     hidden, _ = django_vary.drawn_hidden(grading, rng)  # this run's data for the hidden tests (django_vary.py)
     suite = make_suite({**grading["tests"], **hidden}, set(grading["budget_tests"]), rng)

@@ -1,4 +1,4 @@
-"""Tamper evidence of a django grading run, read on the host.
+"""Tamper evidence of a django grading, read on the host.
 
 Three sources, each checked against the others:
 

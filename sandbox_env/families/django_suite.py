@@ -1,7 +1,7 @@
-"""The test suite a django grading run executes: real tests and canaries, laid out alike.
+"""The test suite a django grading executes: real tests and canaries, laid out alike.
 
 The real tests are the task's visible tests (`tests/...`) and its hidden tests
-(`hidden/...`, host-only). Canaries are made here, fresh for every grading run, from
+(`hidden/...`, host-only). Canaries are made here, fresh for every grading, from
 those same tests, so that nothing the code under test can see tells them apart:
 
 - Layout. Every source module is emitted twice, as two modules with the same preamble
@@ -34,7 +34,7 @@ those same tests, so that nothing the code under test can see tells them apart:
   code, for which the host expects one comparison not to hold (`Site.negated`). When the
   original does not pass (a wrong submission), a passing canary is no evidence and is not
   held against it.
-- Names. Every test function and test class gets a name drawn for the grading run, the
+- Names. Every test function and test class gets a name drawn for the grading, the
   same drawn name for a real test and its canaries (`draw_names`): nothing in the
   repository names a test the code under test is graded by, so a deliverable that is
   right only under the name of the hidden test that checks it (a frame's `co_name`, a

@@ -13,7 +13,7 @@ tests that stand for data the spec leaves free:
     token = "kettle"     # a word inside the hidden tests' string literals
     keep = 1             # the drawn word keeps this many leading letters (so orderings hold)
 
-For every grading run the host draws a value per token (`draw`) and rewrites the hidden
+For every grading the host draws a value per token (`draw`) and rewrites the hidden
 modules (`substitute`, on the AST: an int token replaces every int constant equal to it, a
 word token every whole-word occurrence inside a string constant, f-string parts included)
 before the suite is made, so the expected values a test compares are computed from the
@@ -177,7 +177,7 @@ def substitute(sources: dict[str, str], decls: list[dict[str, Any]], values: dic
 
 
 def drawn_hidden(grading: dict[str, Any], rng: random.Random) -> tuple[dict[str, str], dict[str | int, Any]]:
-    """The hidden modules of one grading run with this run's draw, and the draw."""
+    """The hidden modules of one grading with this run's draw, and the draw."""
     hidden = grading.get("hidden", {})
     decls = grading.get("vary") or []
     if not decls:

@@ -96,7 +96,7 @@ from sandbox_env.families.fastapi_checks import (
     witness_problems,
 )
 from sandbox_env.families.fastapi_vary import VaryError, drawn_checks, normalize, require_drawn_echoes, validate
-from sandbox_env.grading.runs import Grader, ReportError
+from sandbox_env.grading.grader import Grader, ReportError
 from sandbox_env.sandbox import ExecResult, Sandbox
 from sandbox_env.sandbox.blame import LIMIT_WINDOW, Verdict, judge_backstop, limits_hit
 

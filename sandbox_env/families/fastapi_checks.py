@@ -567,7 +567,7 @@ def _random_segment(rng: random.Random) -> str:
 
 
 def make_canaries(rng: random.Random, openapi_url: str = "/openapi.json", catch_all: bool = False) -> list[dict[str, Any]]:
-    """Requests whose honest answers the host knows, made up afresh for every grading run."""
+    """Requests whose honest answers the host knows, made up afresh for every grading."""
     canaries = []
     if not catch_all:
         for method in rng.sample(["GET", "POST", "DELETE", "PUT"], 2):

@@ -47,7 +47,7 @@ from sandbox_env.families.orm_session import (  # noqa: F401 - the session's nam
     image_db,
     session_preamble,
 )
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.sandbox import Sandbox, SandboxError
 
 _VARIANT_KEY = secrets.token_bytes(32)  # this process's: variants are drawn where the model cannot see the draw

@@ -52,7 +52,7 @@ from sandbox_env.constants import CONTAINER_PYTHON, CONTAINER_RUNTIME, DEFAULTS,
 from sandbox_env.families.base import TaskRow
 from sandbox_env.families.orm_compare import compare, decode_result
 from sandbox_env.families.orm_session import SESSION_DB, SESSION_ENV, image_db, session_preamble
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.sandbox import Sandbox, SandboxError, SandboxStarved
 from sandbox_env.sandbox.blame import LIMIT_WINDOW, limits_hit
 
@@ -233,7 +233,7 @@ async def _run_cells(sb: Sandbox, db: str, cells: list[str], files: dict[str, st
     if setup is not None:
         await sb.run_python(setup, timeout=SETUP_CELL_SECONDS)
     limit = DEFAULTS.timeout_per_command_seconds
-    for cell in cells:  # graded code: its limit counts its own time, at any load (grading/runs.py)
+    for cell in cells:  # graded code: its limit counts its own time, at any load (grading/grader.py)
         await sb.run_python(cell, timeout=limit, backstop=GRADING_BACKSTOP_FACTOR * limit)
     try:
         return await sb.probe("result")

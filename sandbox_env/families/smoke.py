@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox_env.families.base import Grade, TaskRow, collect_files, read_task_toml
-from sandbox_env.grading.runs import Grader, ReportError
+from sandbox_env.grading.grader import Grader, ReportError
 from sandbox_env.sandbox import Sandbox
 
 

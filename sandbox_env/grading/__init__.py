@@ -1,1 +1,1 @@
-"""Grading runs: fresh sandboxes, the grader programs shipped into them, their reports."""
+"""Gradings: fresh sandboxes, the grader programs shipped into them, their reports."""

@@ -6,7 +6,7 @@ grader programs (the HTTP driver and its app host, the pytest runner and its rec
 report channel and the guards they share). The policy may read anything in its rollout
 container, so the grader programs are not in the image: the host writes them into a
 grading container, under GRADER_DIR, just before it starts one of them
-(grading/runs.py, Grader.run_program), and a rollout container never receives them. The
+(grading/grader.py, Grader.run_program), and a rollout container never receives them. The
 modules a grader imports from runtime/container/ (SHARED_RUNTIME: the sandboxed side's
 clock, which holds no secret) are shipped with the grader programs too, so a grader never
 depends on which image it runs in; tests/test_import_rules.py keeps the container side from

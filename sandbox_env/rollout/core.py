@@ -59,7 +59,7 @@ from typing import Any
 from sandbox_env.constants import short
 from sandbox_env.families import ended_before_collect, get_family, grade_final
 from sandbox_env.families.base import Grade, TaskRow
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.rollout.image import ensure_image
 from sandbox_env.rollout.settings import SandboxSettings
 from sandbox_env.rollout.tools import check_tool_args, run_tool, sandbox_replaced_message

@@ -124,7 +124,7 @@ def build_image(base: str = "auto", force: bool = False, say: Progress = _say, b
         ctx = Path(tmp)
         shutil.copy(IMAGES_DIR / "Dockerfile", ctx / "Dockerfile")
         shutil.copy(IMAGES_DIR / "requirements.txt", ctx / "requirements.txt")
-        # only what rollouts need (runtime/container/); grader programs come with each grading run
+        # only what rollouts need (runtime/container/); grader programs come with each grading
         shutil.copytree(CONTAINER_PROGRAMS_DIR, ctx / "runtime", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         _fill_wheelhouse(ctx / "wheels", say, tools.architecture())
         tools.build_image(ctx, tag, base_image, say)

@@ -47,12 +47,12 @@ class SandboxSettings:
     max_sandboxes: int | None = _knob(
         None,
         "Containers at once on this host, shared by every env worker of the user (None = the host's default: four per "
-        "core, bounded by memory; sandbox/budget.py). Past it, rollouts and grading runs queue.",
+        "core, bounded by memory; sandbox/budget.py). Past it, rollouts and gradings queue.",
     )
     require_evidence: bool = _knob(
         False, "Refuse a sandbox backend that cannot prove whose a fault is (an engine on another host); set it for training."
     )
-    timeout_seconds: float = _knob(DEFAULTS.timeout_seconds, "Limit of one grading run.")
+    timeout_seconds: float = _knob(DEFAULTS.timeout_seconds, "Limit of one grading.")
     timeout_per_command_seconds: float = _knob(DEFAULTS.timeout_per_command_seconds, "Limit of one tool call.")
     output_cap: int = _knob(DEFAULTS.output_cap, "Characters of a tool call's output shown to the model.")
 

@@ -7,7 +7,7 @@ statement uses: `BUSY_SHARE` (a sandbox that used this share of its CPU was runn
 is starvation), `SWARM_SHARE` (of the pids limit held at once), `LIMIT_WINDOW` (the last
 seconds a hit limit is judged by). The judgements live in verdicts.py, beside the usage
 evidence, so that a backend and the sandbox interface apply them without importing
-upward; this module re-exports them and adds the grading side's fault (`StarvedRun`).
+upward; this module re-exports them and adds the grading side's fault (`StarvedGrading`).
 
 The measurements come from the backend (`SandboxBackend.usage_point`): the container's cgroup
 CPU usage, CPU pressure, pids and memory limit events, and the limits themselves, read by
@@ -37,7 +37,7 @@ __all__ = [
     "SELF_WAIT_MARGIN",
     "STARVED_SHARE",
     "SWARM_SHARE",
-    "StarvedRun",
+    "StarvedGrading",
     "Verdict",
     "judge_backstop",
     "judge_silence",
@@ -47,5 +47,5 @@ __all__ = [
 ]
 
 
-class StarvedRun(SandboxError):
-    """A grading run hit its wall-clock backstop while its sandbox was starved of CPU (a harness fault)."""
+class StarvedGrading(SandboxError):
+    """A grading hit its wall-clock backstop while its sandbox was starved of CPU (a harness fault)."""

@@ -1,6 +1,6 @@
 """The container budget: at most `max_sandboxes` sandboxes at once on one Docker engine, for this user on this machine.
 
-Every sandbox a backend starts (rollout, warm pool, prewarmed grader, grading run) holds
+Every sandbox a backend starts (rollout, warm pool, prewarmed grader, grading) holds
 one slot from the moment its creation is asked until it is removed. A slot is a lock file
 `slots/<engine>/slot-<i>` in the per-user runtime directory (locks.py), i < max_sandboxes,
 held with `flock`: every env-server worker process of the machine that uses that engine
@@ -22,7 +22,7 @@ a time); between processes the slots are polled (every 20 ms at first, backing o
 
 Warm pools take only spare slots: a pool refill waits while fewer than `reserve` slots
 (a quarter of the budget, at least one) would stay free, so sandboxes that sit idle in
-pools can never hold the whole budget while a rollout or a grading run waits. No holder
+pools can never hold the whole budget while a rollout or a grading waits. No holder
 waits for a second slot while it holds one (a rollout's container is removed before its
 grading container is asked for), so the budget cannot deadlock.
 

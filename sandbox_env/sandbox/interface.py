@@ -22,7 +22,7 @@ sandbox's processes consumed the limit in CPU since the call began (`usage_point
 the call and after it), or in its last seconds used its CPU or waited on themselves
 (`recent_usage`); else `SandboxStarved`, a harness fault. `feed` (a grader program) counts
 the same way when given a `backstop`, and returns the agent's `starved` evidence on the
-result for the grading run to judge over its own trace (grading/runs.py).
+result for the grading to judge over its own trace (grading/grader.py).
 
 Evidence: `usage_point` reads what a sandbox has consumed so far (CPU time, CPU pressure,
 limit events; sandbox/usage.py, judged by sandbox/blame.py); a backend that cannot measure returns

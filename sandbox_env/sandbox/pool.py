@@ -1,6 +1,6 @@
 """A warm pool of fresh, ready sandboxes, refilled in the background.
 
-A rollout or a grading run takes a container that is already started and whose
+A rollout or a grading takes a container that is already started and whose
 agent already answers; the pool starts a replacement. A container is never handed
 out twice. The pool knows nothing of any backend: it is given a `factory` that starts
 one ready sandbox and a `destroy` that removes one. Starts are paced (a few at a time) so that a burst of rollouts does not
@@ -13,7 +13,7 @@ prewarmed graders, their imports: about a core-second each for fastapi or django
 were started and never used. On a machine whose cores are the bound (the reference
 policy's throughput is flat from `-c 1` to `-c 32`) those are pure waste, and a
 one-task run would start several containers for one rollout. So the default is no
-pool: a container is started when a rollout or a grading run asks for one, and every
+pool: a container is started when a rollout or a grading asks for one, and every
 container started is used. A pool is for runs where the latency of a start matters
 more than its CPU (`pool_size` of load_environment).
 """

@@ -100,8 +100,8 @@ class ExecResult:
     exit_code: int
     timed_out: bool = False
     truncated: int = 0
-    usage: UsageTrace | None = None  # what the sandbox consumed during the run (grading runs measure it)
-    report_nonce: str | None = None  # the nonce that frames a grader program's report (grading runs)
+    usage: UsageTrace | None = None  # what the sandbox consumed during the run (gradings measure it)
+    report_nonce: str | None = None  # the nonce that frames a grader program's report (gradings)
     starved: dict | None = None  # the agent's evidence when a wall-clock backstop ended it before its limit
 
 

@@ -2,7 +2,7 @@
 
 A backend that can measure gives `UsagePoint`s: cumulative counters of one sandbox at one
 moment. Two points make a `Usage` over the window between them; a `UsageTrace` keeps the
-points taken during a run (a grading run samples every `TRACE_PERIOD` seconds), so that a
+points taken during a run (a grading samples every `TRACE_PERIOD` seconds), so that a
 limit hit at the end of the run is judged by what happened just before it
 (`over_last`), not by the whole run: a run whose start was starved but which then slept
 in the submission's code is the submission's, and the reverse.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-TRACE_PERIOD = 0.25  # seconds between the points of a grading run's trace
+TRACE_PERIOD = 0.25  # seconds between the points of a grading's trace
 
 
 @dataclass

@@ -54,7 +54,7 @@ async def answer_controls(folder: Path, task: Any, ctx: Any) -> list[Any]:
     import asyncio
 
     from sandbox_env.families import grade_final
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.verify.base import Control
     from sandbox_env.verify.scripted import scripted_rollout
 

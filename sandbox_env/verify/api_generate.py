@@ -94,7 +94,7 @@ def reason_class(why: str) -> str:
 
 
 async def generate_tasks(seed: int, target: int, concurrency: int, path: Path, limit: int, log=print) -> dict[str, Any]:
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
@@ -158,7 +158,7 @@ async def generate_tasks(seed: int, target: int, concurrency: int, path: Path, l
 
 async def reverify(rows: list[Any], concurrency: int) -> dict[str, str]:
     """Every given stored generated fastapi task verified again by execution, as when admitted; {task_id: problem}."""
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 

@@ -132,7 +132,7 @@ async def verify_record(
 
 
 async def generate_tasks(seed: int, target: int, concurrency: int, path: Path, log=print) -> int:
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 
@@ -182,7 +182,7 @@ async def generate_tasks(seed: int, target: int, concurrency: int, path: Path, l
 
 async def reverify(rows: list[Any], concurrency: int) -> dict[str, str]:
     """Every stored composed task verified again by execution, as when it was admitted; {task_id: problem}."""
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 

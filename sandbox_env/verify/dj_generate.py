@@ -98,7 +98,7 @@ async def generate(
     log=print,
 ) -> dict[str, Any]:
     """Verify candidates from `start` until `target` new tasks are stored or `max_candidates` were drawn."""
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
     from sandbox_env.verify.base import VerifyContext

@@ -4,7 +4,7 @@ The reference is written with bash and its visible tests run in the rollout, as 
 would; then, graded directly: empty deliverables, a syntax error, junk/ (plausible but
 wrong), wrong_*/ (each wrong in one way) and naive/ (budget tasks: right results, too many
 queries, which must score 0.0 with correct_but_naive 1.0). Each control is graded twice so
-that a flaky verdict shows. Every grading run draws its own hidden-test data where the task
+that a flaky verdict shows. Every grading draws its own hidden-test data where the task
 declares `[[vary]]` tokens (families/django_vary.py): the reference is then graded on
 VARIED_DRAWS draws, and every control on two, each of which must keep it wrong.
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.families.django import FAMILY, read_folder
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.verify.base import Control, VerifyContext, bash_write_files
 from sandbox_env.verify.scripted import scripted_rollout
 
@@ -126,7 +126,7 @@ class DjangoVerifier:
             runner = [s for cs in controls.values() for c in cs for s in (c.metrics or {}).get("runner_seconds", [])]
             cpu = [s for cs in controls.values() for c in cs for s in (c.metrics or {}).get("runner_cpu", [])]
             lines.append(
-                f"grading run: median {statistics.median(times):.2f} s wall on the host over {len(times)} runs"
+                f"grading: median {statistics.median(times):.2f} s wall on the host over {len(times)} runs"
                 + (
                     f"; inside the container the runner took a median {statistics.median(runner):.2f} s "
                     f"({statistics.median(cpu):.2f} s CPU)"

@@ -21,7 +21,7 @@ from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import grade_final
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.families.fastapi import APP_PATH
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.verify.base import Control, VerifyContext, bash_write_files
 from sandbox_env.verify.scripted import scripted_rollout
 

@@ -415,7 +415,7 @@ async def reverify_controls(
     orm on every variant the row admits, fastapi and django through grade_final with the row's
     own draw of values; 1.0 with no scoring error or tamper flag.
     """
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.verify import reference_calls
     from sandbox_env.verify.base import Control
 
@@ -546,7 +546,7 @@ def _key(r: dict[str, Any]) -> str:
 async def generate(
     families: list[str], limit: int | None, generated: int, concurrency: int, path: Path, log=print
 ) -> dict[str, int]:
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from sandbox_env.constants import DEFAULTS
 from sandbox_env.families.base import Grade, TaskRow
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.rollout.core import LeaseError, Rollouts, SandboxSettings
 from sandbox_env.sandbox import SandboxBackend
 

@@ -296,7 +296,7 @@ async def _grade_each(
 
 async def run_fastapi(client: Any, image: str, folders: list[Path], concurrency: int) -> list[TaskSensitivity]:
     from sandbox_env.families.fastapi import APP_PATH, FAMILY
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
 
     grader = Grader(client, image)
     sem = asyncio.Semaphore(concurrency)
@@ -309,7 +309,7 @@ async def run_fastapi(client: Any, image: str, folders: list[Path], concurrency:
 
 async def run_django(client: Any, image: str, folders: list[Path], concurrency: int) -> list[TaskSensitivity]:
     from sandbox_env.families.django import FAMILY
-    from sandbox_env.grading.runs import Grader
+    from sandbox_env.grading.grader import Grader
     from sandbox_env.verify.django import VERIFIER
 
     grader = Grader(client, image)

@@ -12,7 +12,7 @@ import dataclasses
 from pathlib import Path
 
 from sandbox_env.families.fastapi import FAMILY as FASTAPI
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 
 ROOT = Path(__file__).resolve().parents[2]
 FASTAPI_TASKS = ROOT / "sandbox_env" / "tasks" / "fastapi"

@@ -16,7 +16,7 @@ import pytest
 from sandbox_env.families import grade_final
 from sandbox_env.generate import compose_logic as logic
 from sandbox_env.generate import compose_store
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.verify.compose import parts_available
 
 pytestmark = pytest.mark.docker

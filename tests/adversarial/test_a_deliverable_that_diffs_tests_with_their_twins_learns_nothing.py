@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from sandbox_env.families.django import FAMILY
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 
 pytestmark = pytest.mark.docker
 

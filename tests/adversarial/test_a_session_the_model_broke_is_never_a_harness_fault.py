@@ -121,7 +121,7 @@ async def test_a_session_that_cannot_restart_is_said_to_the_model_and_its_zero_i
     if breaker is HOLD_EVERY_PID and "the Python session could not start" not in run.outputs[3]:
         # the race the attack runs against the restart: a pid the ended session freed went to the
         # restart before the held processes took it back (a busy host schedules them late), so
-        # the session came back and the answer ran: the answer's 1.0. Grading runs the cells again
+        # the session came back and the answer ran: the answer's 1.0. Gradings the cells again
         # over grading worlds (families/orm_replay.py), the pid bomb among them, and there the race
         # may go the other way: then the replay cannot read `result`, the submission's own 0.0
         assert "still here" in run.outputs[2] or "could not start" in run.outputs[2], run.outputs[2]

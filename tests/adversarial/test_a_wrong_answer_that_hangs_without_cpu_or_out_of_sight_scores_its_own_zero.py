@@ -28,11 +28,11 @@ import pytest
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.django import FAMILY as DJANGO
 from sandbox_env.families.fastapi import FAMILY as FASTAPI
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 
 pytestmark = pytest.mark.docker
 
-GRADING_LIMIT = 10  # seconds of the sandbox's own time per grading run
+GRADING_LIMIT = 10  # seconds of the sandbox's own time per grading
 
 ROUTE = '@app.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])'
 

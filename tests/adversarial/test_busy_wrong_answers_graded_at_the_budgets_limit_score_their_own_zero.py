@@ -13,7 +13,7 @@ Every answer here is graded by its family once (`family.grade`, not `grade_final
 would retry a harness fault): each must be a plain 0.0, never a scoring_error. The kinds: a
 FastAPI handler that spins, an app that spins at import, a handler that spins in forked
 workers, and a Django module that spins at import. A grading sandbox also outweighs the
-rollouts beside it for the CPU (`favour`), so busy rollouts cannot starve a grading run.
+rollouts beside it for the CPU (`favour`), so busy rollouts cannot starve a grading.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ import pytest
 from sandbox_env.constants import GRADING_CPU_SHARES, TASKS_DIR
 from sandbox_env.families.django import FAMILY as DJANGO
 from sandbox_env.families.fastapi import FAMILY as FASTAPI
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.sandbox.budget import default_max_sandboxes
 from sandbox_env.sandbox.docker import docker_client
 
 pytestmark = pytest.mark.docker
 
-GRADING_LIMIT = 10  # seconds of the sandbox's own time per grading run
+GRADING_LIMIT = 10  # seconds of the sandbox's own time per grading
 
 SPINS_IN_A_HANDLER = """
 from fastapi import FastAPI

@@ -25,7 +25,7 @@ import pytest
 
 from sandbox_env.families import grade_final
 from sandbox_env.families.django import FAMILY
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.verify.django import VERIFIER
 
 pytestmark = pytest.mark.docker

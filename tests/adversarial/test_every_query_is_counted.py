@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sandbox_env.families.django import FAMILY
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.verify.django import VERIFIER
 
 TASKS = Path(__file__).resolve().parents[2] / "sandbox_env" / "tasks" / "django"

@@ -32,7 +32,7 @@ from attack_kit import FASTAPI_TASKS, REFERENCE
 
 from sandbox_env.families.fastapi import FAMILY
 from sandbox_env.families.fastapi_vary import substitute
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 
 pytestmark = pytest.mark.docker
 

@@ -14,7 +14,7 @@ from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import grade_final
 from sandbox_env.families.django import FAMILY as DJANGO
 from sandbox_env.families.django import read_folder
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 
 pytestmark = pytest.mark.docker
 

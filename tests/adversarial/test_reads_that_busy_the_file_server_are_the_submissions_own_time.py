@@ -3,7 +3,7 @@
 On the fuse-overlayfs storage driver, reads of a container's root filesystem are served
 by a host process outside its cgroup (sandbox/docker/fuse.py). A module that, at import,
 starts processes that stat image paths in a loop and then hangs held its own readers back
-behind that process: measured here, its timeout read as starvation (StarvedRun, a
+behind that process: measured here, its timeout read as starvation (StarvedGrading, a
 scoring_error) in both attempts, so a wrong answer escaped its zero at will. Counting the
 server's CPU as the sandbox's own use makes the hang the submission's.
 
@@ -30,13 +30,13 @@ import pytest
 from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families import grade_final
 from sandbox_env.families.django import FAMILY as DJANGO
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.sandbox.docker import docker_client
 from sandbox_env.sandbox.usage import between
 
 pytestmark = pytest.mark.docker
 
-GRADING_LIMIT = 20  # seconds: the hang meets the grading run's limit; blame reads its last 10 s
+GRADING_LIMIT = 20  # seconds: the hang meets the grading's limit; blame reads its last 10 s
 SERVED_SHARE = 0.25  # the server's CPU against the readers' own: measured 0.7-1.0 on this driver
 
 STAT_STORM_THEN_HANG = '''

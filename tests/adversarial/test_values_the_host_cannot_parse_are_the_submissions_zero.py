@@ -32,7 +32,7 @@ from sandbox_env.families import grade_final
 from sandbox_env.families.django import FAMILY as DJANGO
 from sandbox_env.families.orm import FAMILY as ORM
 from sandbox_env.families.orm_compare import compare
-from sandbox_env.grading.runs import Grader
+from sandbox_env.grading.grader import Grader
 from sandbox_env.verify.django import VERIFIER
 from sandbox_env.verify.scripted import scripted_rollout
 

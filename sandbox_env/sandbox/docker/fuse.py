@@ -13,7 +13,7 @@ loop per core, a load under which a sandbox that only spins still gets 0.9 of it
 waits 7% of the time): a Django module that at import starts two processes that
 `os.stat` missing names under /opt/venv in a loop, then hangs, used 0.29-0.38 CPU in its
 cgroup, drove its fuse-overlayfs to 0.28-0.41 CPU, and its readers waited for a CPU
-40-55% of the time: by the cgroup alone "starved", a StarvedRun harness fault that is
+40-55% of the time: by the cgroup alone "starved", a StarvedGrading harness fault that is
 rescheduled instead of scored, so a wrong answer escaped its zero at will (on a busier
 host it did so in both attempts). The CPU of the container's own server is therefore
 counted as the container's (`UsagePoint.served`): 0.57-0.78 CPU, its own zero. An honest

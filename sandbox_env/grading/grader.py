@@ -1,16 +1,15 @@
-"""Grading runs: a fresh sandbox per run, a grader program, and a report read back by nonce.
+"""Gradings: a fresh sandbox per grading, a grader program, and a report read back by nonce.
 
-A run's limit counts the grading sandbox's own time, not the wall clock: the agent ends the
-program when the sandbox has been active (running, or waiting on itself) for the limit
-(runtime/container/agent.py, CallLimit), and that is the submission's timeout at any load.
-The wall clock is a backstop of GRADING_BACKSTOP_FACTOR limits. Every run is measured by the
-host while it runs (`result.usage`, a trace of the sandbox's CPU time, CPU pressure and limit
-events; sandbox/usage.py), and a run ended at the backstop is judged by it
-(blame.judge_backstop): if its processes consumed the limit in CPU over the run, or in its
-last seconds used their CPU, hit a limit or waited on themselves, the timeout is the
-submission's; if they were starved it is a harness fault (`StarvedRun`), which
-`families.grade_final` retries in a fresh sandbox. So a busy wrong answer scores its own 0
-however busy the host is: it consumes its limit, slowly, before the backstop.
+("Run" here is only ever a verb: a run is an eval run, sandbox/runs.py.) A grading's limit counts the grading
+sandbox's own time, not the wall clock: the agent ends the program when the sandbox has been active (running,
+or waiting on itself) for the limit (runtime/container/agent.py, CallLimit), and that is the submission's
+timeout at any load. The wall clock is a backstop of GRADING_BACKSTOP_FACTOR limits. Every grading is measured
+by the host while it runs (`result.usage`, a trace of the sandbox's CPU time, CPU pressure and limit events;
+sandbox/usage.py), and a grading ended at the backstop is judged by it (blame.judge_backstop): if its
+processes consumed the limit in CPU over the grading, or in its last seconds used their CPU, hit a limit or
+waited on themselves, the timeout is the submission's; if they were starved it is a harness fault
+(`StarvedGrading`), which `families.grade_final` retries in a fresh sandbox. So a busy wrong answer scores its
+own 0 however busy the host is: it consumes its limit, slowly, before the backstop.
 """
 
 from __future__ import annotations
@@ -26,27 +25,27 @@ from typing import Any
 from sandbox_env.constants import CONTAINER_PYTHON, DEFAULTS, GRADER_MAX_OUTPUT, GRADING_BACKSTOP_FACTOR, REPORT_TAIL_CHARS
 from sandbox_env.grading.programs import grader_argv, grader_files
 from sandbox_env.sandbox import ExecResult, Sandbox, SandboxBackend
-from sandbox_env.sandbox.blame import LIMIT_WINDOW, StarvedRun, judge_backstop
+from sandbox_env.sandbox.blame import LIMIT_WINDOW, StarvedGrading, judge_backstop
 from sandbox_env.sandbox.pool import WarmPool
 from sandbox_env.sandbox.usage import TRACE_PERIOD, UsageTrace
 from sandbox_env.text import valid_json_text
 
-_RUNS: contextvars.ContextVar[list[UsageTrace] | None] = contextvars.ContextVar("websandbox_grading_runs", default=None)
+_GRADINGS: contextvars.ContextVar[list[UsageTrace] | None] = contextvars.ContextVar("websandbox_gradings", default=None)
 
 
 @contextlib.contextmanager
-def recording_runs() -> Iterator[list[UsageTrace]]:
-    """Collect the usage traces of every grading run made inside the block, finished or failed."""
-    runs: list[UsageTrace] = []
-    token = _RUNS.set(runs)
+def recording_gradings() -> Iterator[list[UsageTrace]]:
+    """Collect the usage traces of every grading made inside the block, finished or failed."""
+    traces: list[UsageTrace] = []
+    token = _GRADINGS.set(traces)
     try:
-        yield runs
+        yield traces
     finally:
-        _RUNS.reset(token)
+        _GRADINGS.reset(token)
 
 
 class ReportError(RuntimeError):
-    """No well-formed report came back from a grading run; `result` is the run, for its frames."""
+    """No well-formed report came back from a grading; `result` is what the grader program gave, for its frames."""
 
     def __init__(self, message: str, result: ExecResult | None = None) -> None:
         super().__init__(message)
@@ -79,13 +78,13 @@ def read_report(result: ExecResult, nonce: str) -> dict[str, Any]:
 
 
 def _judge_backstop(result: ExecResult, what: str, limit: float) -> None:
-    """A run its wall-clock backstop ended: the submission's timeout (`timed_out`), or StarvedRun."""
+    """A grading its wall-clock backstop ended: the submission's timeout (`timed_out`), or StarvedGrading."""
     trace = result.usage
     whole = trace.whole() if trace is not None else None
     recent = trace.over_last(min(limit, LIMIT_WINDOW)) if trace is not None else None
     verdict = judge_backstop(whole, recent, limit)
     if not verdict.submission:
-        raise StarvedRun(f"{what} reached its wall-clock backstop, but not by the submission's doing: {verdict.why}")
+        raise StarvedGrading(f"{what} reached its wall-clock backstop, but not by the submission's doing: {verdict.why}")
     result.timed_out = True
 
 
@@ -95,7 +94,7 @@ class Grader:
     def __init__(self, backend: SandboxBackend, image: str, timeout: float = DEFAULTS.timeout_seconds, prewarm: int = 0) -> None:
         self.backend = backend
         self.image = image
-        self.timeout = timeout  # default limit of one grading run (load_environment's timeout_seconds)
+        self.timeout = timeout  # default limit of one grading (load_environment's timeout_seconds)
         self.prewarm = prewarm  # per grader program: sandboxes with the program started and importing
         self._pools: dict[str, WarmPool] = {}
 
@@ -134,9 +133,9 @@ class Grader:
             await sb.write_files(files)
             limit = self.timeout if timeout is None else timeout
             trace = UsageTrace(self.backend.limits.cpus)
-            runs = _RUNS.get()
-            if runs is not None:
-                runs.append(trace)
+            traces = _GRADINGS.get()
+            if traces is not None:
+                traces.append(trace)
             trace.add(self.backend.usage_point(sid))
             sampler = asyncio.get_running_loop().create_task(self._trace(sid, trace))
             try:
@@ -150,7 +149,7 @@ class Grader:
         finally:
             self.backend.delete_later(sid)  # the report is in hand: removal need not delay the grade
         if result.starved is not None:
-            _judge_backstop(result, f"the grading run ({program}, {limit:g} s)", limit)
+            _judge_backstop(result, f"the grading ({program}, {limit:g} s)", limit)
         return result, read_report(result, nonce)
 
     async def _trace(self, sid: str, trace: UsageTrace) -> None:
