@@ -5,16 +5,19 @@ and refuse what they exist to refuse (an API word in the spec, an uncovered sent
 that gives back a sent value without a drawn one); the oracle answers by the stated rules; a
 stored line is what its (seed, index) draws and compiles to a row with its source, split,
 signature and measures, and keeps drawing under the grammar it was drawn with; each grammar-2
-kind (alias_field, error_shape, conflict_409) is stated by the spec, answered by the oracle as
-stated, and has its typical mistake among the reference's mutants. Image (marked docker): one
-candidate per node kind verified by execution the way the generator admits one.
+kind (alias_field, error_shape, conflict_409) and each grammar-3 kind (location_header,
+cookie_pref) is stated by the spec, answered by the oracle as stated, and has its typical mistakes
+among the reference's mutants; grammar 1 and 2 draw what they drew before grammar 3 existed. Image
+(marked docker): one candidate per node kind verified by execution the way the generator admits one.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+import hashlib
 import itertools
+import json
 
 import pytest
 
@@ -119,23 +122,42 @@ def test_a_stored_line_is_what_its_seed_and_index_draw_and_compiles_to_a_generat
 
 def test_grammar_1_draws_as_before_and_grammar_2_draws_its_own_stream():
     first = [api_tree.candidate(1, i, grammar=1) for i in range(30)]
-    assert all(not {"alias", "errors", "unique"} & set(t) for t in first)
+    assert all(not {"alias", "errors", "unique", "location", "pref"} & set(t) for t in first)
     assert all("grammar" not in api_store.candidate_record(1, i, grammar=1) for i in range(3))
-    newest = api_store.candidate_record(1, 0)
-    assert newest["grammar"] == api_tree.GRAMMAR == 2 and newest == api_store.candidate_record(1, 0, grammar=2)
-    assert api_store.grammar_of(newest) == 2 and api_store.grammar_of({"task_id": "old line"}) == 1
     second = [api_tree.candidate(1, i, grammar=2) for i in range(30)]
-    assert all({"alias", "errors", "unique"} <= set(t) for t in second)
+    assert all({"alias", "errors", "unique"} <= set(t) and not {"location", "pref"} & set(t) for t in second)
+    assert api_store.grammar_of(api_store.candidate_record(1, 0, grammar=2)) == 2
+    assert api_store.grammar_of({"task_id": "old line"}) == 1
     assert [api_tree.task_id(t) for t in first] != [api_tree.task_id(t) for t in second]
+
+
+# what seed 1's first 30 records of grammars 1 and 2 were before grammar 3 existed
+GRAMMAR_DIGESTS = {1: "0d8d4df8a7ec8583", 2: "6a32b48f9f2c9b69"}
+
+
+def test_grammar_1_and_2_records_are_unchanged_by_grammar_3():
+    for grammar, digest in GRAMMAR_DIGESTS.items():
+        records = [api_store.candidate_record(1, i, grammar) for i in range(30)]
+        assert hashlib.sha256(json.dumps(records, sort_keys=True).encode()).hexdigest()[:16] == digest, grammar
+
+
+def test_grammar_3_is_the_newest_and_each_of_its_trees_has_a_grammar_3_kind_and_at_most_one_grammar_2_kind():
+    newest = api_store.candidate_record(1, 0)
+    assert newest["grammar"] == api_tree.GRAMMAR == 3 and newest == api_store.candidate_record(1, 0, grammar=3)
+    third = [api_tree.candidate(1, i, grammar=3) for i in range(60)]
+    assert all({"location", "pref"} <= set(t) for t in third)
+    assert all(set(api_tree.kinds(t)) & set(api_tree.GRAMMAR_3_KINDS) for t in third)
+    assert all(len(set(api_tree.kinds(t)) & set(api_tree.GRAMMAR_2_KINDS)) <= 1 for t in third)
+    assert all("list_query" in t["ops"] for t in third if t["pref"])
     with pytest.raises(ValueError):
-        api_tree.candidate(1, 0, grammar=3)
+        api_tree.candidate(1, 0, grammar=4)
 
 
-def _tree_with(kind: str, **wanted) -> dict:
-    """The first grammar-2 tree of seed 1 with this kind and these top-level values."""
+def _tree_with(kind: str, grammar: int = api_tree.GRAMMAR, **wanted) -> dict:
+    """The first tree of seed 1 under a grammar with this kind and these top-level values."""
     return next(
         t
-        for t in (api_tree.candidate(1, i) for i in range(300))
+        for t in (api_tree.candidate(1, i, grammar) for i in range(300))
         if kind in api_tree.kinds(t) and all(t[k] == v for k, v in wanted.items())
     )
 
@@ -151,7 +173,7 @@ def _valid_body(tree: dict, text: str = "Abcde") -> dict:
 
 
 def test_an_aliased_field_is_taken_and_answered_only_under_its_stated_key():
-    tree = _tree_with("alias_field", auth="none", errors=None, unique=None)
+    tree = _tree_with("alias_field", 2, auth="none", errors=None, unique=None)
     camel, snake = tree["alias"]["json"], tree["number"]["name"]
     assert camel != snake and f"`{camel}`" in record_spec(tree) and f"`{snake}` is not a name" in record_spec(tree)
     o, post = Oracle(tree), {"method": "POST", "path": f"/{tree['many']}"}
@@ -162,7 +184,7 @@ def test_an_aliased_field_is_taken_and_answered_only_under_its_stated_key():
 
 
 def test_every_error_answer_has_the_stated_shape():
-    tree = _tree_with("error_shape", auth="writes", unique=None)
+    tree = _tree_with("error_shape", 2, auth="writes", unique=None)
     shape = tree["errors"]
     assert f"`{shape['outer']}`" in record_spec(tree) and f"`{shape['invalid']}`" in record_spec(tree)
     o, post = Oracle(tree), {"method": "POST", "path": f"/{tree['many']}"}
@@ -176,7 +198,7 @@ def test_every_error_answer_has_the_stated_shape():
 
 
 def test_a_held_text_is_refused_with_409_and_letter_case_matters():
-    tree = _tree_with("conflict_409", auth="none", errors=None)
+    tree = _tree_with("conflict_409", 2, auth="none", errors=None)
     assert "409" in record_spec(tree) and "letter case matters" in record_spec(tree)
     o, post = Oracle(tree), {"method": "POST", "path": f"/{tree['many']}"}
     assert o.answer({**post, "json": _valid_body(tree, "Abcde")})["status"] == 201
@@ -188,9 +210,68 @@ def test_a_held_text_is_refused_with_409_and_letter_case_matters():
 def test_each_grammar_2_kind_has_its_typical_mistake_among_the_mutants():
     expected = {"alias_field": "alias_loose@", "error_shape": "handler@", "conflict_409": "case@"}
     for kind, operator in expected.items():
-        record = api_store.record_of(_tree_with(kind), "mutants")
+        record = api_store.record_of(_tree_with(kind, 2), "mutants")
         names = [m.name for m in generate(record["reference"], FASTAPI_OPERATORS)]
         assert any(n.startswith(operator) for n in names), (kind, names)
+
+
+def _list(tree: dict, **cookies) -> dict:
+    return {"method": "GET", "path": f"/{tree['many']}", "query": {"limit": tree["limit"]["max"]}, "cookies": cookies}
+
+
+def test_a_create_answers_the_new_records_path_in_its_location_header():
+    tree = _tree_with("location_header", auth="none", errors=None, unique=None)
+    many = tree["many"]
+    assert f"`Location: /{many}/{{id}}`" in record_spec(tree) and f"`Location: /{many}/7`" in record_spec(tree)
+    o, post = Oracle(tree), {"method": "POST", "path": f"/{many}"}
+    assert o.answer({**post, "json": _valid_body(tree)})["headers"] == {"location": f"/{many}/1"}
+    assert o.answer({**post, "json": {}}) == {"status": 422}  # a refused create carries none
+    assert o.answer({**post, "json": _valid_body(tree, "Fghij")})["headers"] == {"location": f"/{many}/2"}
+
+
+def test_the_list_follows_the_preference_cookie_its_default_and_the_cookie_the_route_sets():
+    tree = _tree_with("cookie_pref", auth="none", errors=None, unique=None, location=None)
+    pref, many = tree["pref"], tree["many"]
+    oldest, newest = pref["values"]
+    spec = record_spec(tree)
+    assert all(f"`{w}`" in spec for w in (pref["cookie"], oldest, newest, f"PUT {pref['route']}", "Path=/"))
+    assert f"without that cookie it is `{pref['default']}`" in spec and "Set-Cookie" in spec
+    o, post = Oracle(tree), {"method": "POST", "path": f"/{many}"}
+    for text in ("Abcde", "Fghij", "Klmno"):
+        o.answer({**post, "json": _valid_body(tree, text)})
+    ids = lambda answer: [r["id"] for r in answer["json"]]  # noqa: E731
+    assert ids(o.answer(_list(tree))) == ([3, 2, 1] if pref["default"] == newest else [1, 2, 3])
+    assert ids(o.answer(_list(tree, **{pref["cookie"]: newest}))) == [3, 2, 1]
+    assert ids(o.answer(_list(tree, **{pref["cookie"]: oldest}))) == [1, 2, 3]
+    assert o.answer(_list(tree, **{pref["cookie"]: newest.upper()})) == {"status": 422}
+    put = {"method": "PUT", "path": pref["route"]}
+    assert o.answer({**put, "json": {"value": "sideways"}}) == {"status": 422}
+    other = next(w for w in pref["values"] if w != pref["default"])
+    made = o.answer({**put, "json": {"value": other}})
+    assert made["status"] == 200 and made["header_contains"] == {"set-cookie": [f"{pref['cookie']}={other}", "Path=/"]}
+    assert ids(o.answer(_list(tree))) == ([3, 2, 1] if other == newest else [1, 2, 3])  # the cookie set is sent
+    assert ids(o.answer(_list(tree, **{pref["cookie"]: pref["default"]}))) != ids(o.answer(_list(tree)))
+
+
+def test_each_grammar_3_kind_has_its_typical_mistakes_among_the_mutants():
+    expected = {
+        "location_header": ["location@* no Location header", "location@* without the id", "name@* 'Location'->"],
+        "cookie_pref": ["set_cookie@* drop", "literal_param@* takes any text", "literal_param@* default", "name@* cookie"],
+    }
+    for kind, mistakes in expected.items():
+        record = api_store.record_of(_tree_with(kind), "mutants")
+        names = [m.name for m in generate(record["reference"], FASTAPI_OPERATORS)]
+        for mistake in mistakes:
+            operator, detail = mistake.split("*")
+            assert any(n.startswith(operator) and detail in n for n in names), (kind, mistake, names)
+
+
+def test_the_grammar_3_operators_mutate_only_the_constructs_of_their_kinds():
+    own = {"location_header": {"location"}, "cookie_pref": {"set_cookie", "literal_param"}}
+    for record in _records(1, 10) + [api_store.candidate_record(1, i, 2) for i in range(10)]:
+        operators = {m.operator for m in generate(record["reference"], FASTAPI_OPERATORS)}
+        wanted = {op for kind in record["measures"]["node_kinds"] for op in own.get(kind, ())}
+        assert operators & {"location", "set_cookie", "literal_param"} == wanted, record["task_id"]
 
 
 def record_spec(tree: dict) -> str:
@@ -199,8 +280,10 @@ def record_spec(tree: dict) -> str:
 
 def _one_per_kind(seed: int = 1) -> list[dict]:
     """Two candidates that together have every node kind at the fewest mutants (each mutant is a grading),
-    over the seed's first candidates; a greedy cover if no two do."""
-    pool, every = _records(seed, 120), set(api_tree.KINDS)
+    over the seed's first candidates of grammars 2 and 3 (a grammar-3 tree keeps one grammar-2 kind at
+    most); a greedy cover if no two do."""
+    pool = [api_store.candidate_record(seed, i, grammar) for grammar in (2, 3) for i in range(120)]
+    every = set(api_tree.KINDS)
     kinds = {r["task_id"]: set(r["measures"]["node_kinds"]) for r in pool}
     pairs = [(a, b) for a, b in itertools.combinations(pool, 2) if kinds[a["task_id"]] | kinds[b["task_id"]] == every]
     paired = {r["task_id"]: r for pair in pairs for r in pair}

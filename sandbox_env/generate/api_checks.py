@@ -23,6 +23,14 @@ tree's stated shape, or `{"detail": ...}`; a 422 has a body only under the shape
 states its message); a unique text is compared exactly, so the check that separates the readings
 sends a fixed pair differing only in letter case (`CASE_PAIR`: a drawn token would be redrawn in one
 case shape only) beside drawn numbers.
+
+Grammar-3 kinds: every 201 of a create carries `Location: /<many>/<id>` (`location_of`); the list is
+ordered by the preference cookie (`Oracle.cookies`: the cookies a request carries are those it sends,
+else those earlier answers of the same check set, as the grading client keeps them for a check's
+session and sends none of its jar beside a Cookie header given); the setter's answer is expected to
+hold `<cookie>=<word>` and `Path=/` in its Set-Cookie header (`set_cookie_answer`), and the checks read
+the list again after it, so a cookie set under another name or path shows. The words are the spec's
+own; the records listed, and a refused word, are drawn.
 """
 
 from __future__ import annotations
@@ -55,6 +63,9 @@ NAMES = {
     "error_shape": "error answers of different codes share the stated shape",
     "conflict": "a create with a text already held is 409 and stores nothing",
     "conflict_case": "texts that differ only in letter case are different texts",
+    "location": "a create answers the new record's path in its Location header",
+    "pref_read": "the list follows the order its cookie states, a default without it, 422 for another word",
+    "pref_set": "the preference route sets the cookie that the list then follows",
 }
 MISSING_KEY, WRONG_KEY = "missing key", "wrong key"
 SPEC_CODES = (200, 201, 204, 401, 403, 404, 422)
@@ -80,6 +91,17 @@ def invalid_answer(tree: dict[str, Any]) -> dict[str, Any]:
     """A 422 answer: its body only where the tree states an error shape (else the body is not checked)."""
     shape = tree.get("errors")
     return {"status": 422, "json": error_json(tree, 422, shape["invalid"])} if shape else {"status": 422}
+
+
+def location_of(tree: dict[str, Any], rid: int) -> dict[str, str]:
+    """The headers a create answered 201 carries: the new record's path under the Location header."""
+    return {"location": f"/{tree['many']}/{rid}"} if tree.get("location") else {}
+
+
+def set_cookie_answer(pref: dict[str, Any], word: str) -> dict[str, Any]:
+    """The preference route's answer: 200, the word back, and the cookie set for every path."""
+    texts = [f"{pref['cookie']}={word}", "Path=/"]
+    return {"status": 200, "json": {"value": word}, "header_contains": {"set-cookie": texts}}
 
 
 def case_pair() -> tuple[str, str]:
@@ -127,6 +149,7 @@ class Oracle:
         self.tree = tree
         self.rows: dict[int, dict[str, Any]] = {}
         self.next_id = 1
+        self.jar: dict[str, str] = {}
 
     # -- the field rules ------------------------------------------------------------------------
 
@@ -200,8 +223,33 @@ class Oracle:
         name = self.tree["text"]["name"]
         return any(r[name] == text for r in self.rows.values())
 
+    def cookies(self, req: dict[str, Any]) -> dict[str, str]:
+        """The cookies a request carries: those it sends, else those answers of its check have set."""
+        return dict(req["cookies"]) if req.get("cookies") else dict(self.jar)
+
+    def _set_pref(self, body: Any) -> dict[str, Any]:
+        pref = self.tree["pref"]
+        word = body.get("value") if isinstance(body, dict) else None
+        if word not in pref["values"]:
+            return invalid_answer(self.tree)
+        self.jar[pref["cookie"]] = word
+        return set_cookie_answer(pref, word)
+
+    def _create(self, body: Any) -> dict[str, Any]:
+        t = self.tree
+        if not self.valid(body, partial=False):
+            return invalid_answer(t)
+        if t.get("unique") and self._held(body[t["text"]["name"]]):
+            return {"status": 409, "json": error_json(t, 409, t["unique"]["detail"])}
+        record = self._filled(body)
+        self.rows[self.next_id] = record
+        self.next_id += 1
+        made = {"status": 201, "json": self.shown(record)}
+        location = location_of(t, record["id"])
+        return {**made, "headers": location} if location else made
+
     def answer(self, req: dict[str, Any]) -> dict[str, Any]:
-        """The expectation of one request (raw check-language form: method, path, query, headers, json)."""
+        """The expectation of one request (raw check-language form: method, path, query, headers, cookies, json)."""
         method = req.get("method", "GET")
         t = self.tree
         if self._keyed(method):
@@ -210,19 +258,13 @@ class Oracle:
                 return {"status": 401, "json": error_json(t, 401, MISSING_KEY)}
             if sent != t["key"]["value"]:
                 return {"status": 403, "json": error_json(t, 403, WRONG_KEY)}
+        if t.get("pref") and method == "PUT" and req["path"] == t["pref"]["route"]:
+            return self._set_pref(req.get("json"))
         segments = req["path"].strip("/").split("/")
         if len(segments) == 1:
             if method == "POST":
-                body = req.get("json")
-                if not self.valid(body, partial=False):
-                    return invalid_answer(t)
-                if t.get("unique") and self._held(body[t["text"]["name"]]):
-                    return {"status": 409, "json": error_json(t, 409, t["unique"]["detail"])}
-                record = self._filled(body)
-                self.rows[self.next_id] = record
-                self.next_id += 1
-                return {"status": 201, "json": self.shown(record)}
-            return self._list(req.get("query") or {})
+                return self._create(req.get("json"))
+            return self._list(req.get("query") or {}, self.cookies(req))
         rid = int(segments[1])
         if method == "PATCH" and not self.valid(req.get("json"), partial=True):
             return invalid_answer(t)  # the body is read before the endpoint looks the id up
@@ -241,15 +283,27 @@ class Oracle:
             return {"status": 204, "empty": True}
         raise ValueError(f"no route for {method} {req['path']}")
 
-    def _list(self, query: dict[str, Any]) -> dict[str, Any]:
+    def _ordered(self, cookies: dict[str, str]) -> list[dict[str, Any]] | None:
+        """The records in the order the preference cookie states (creation order without one); None: refused."""
+        rows = list(self.rows.values())
+        pref = self.tree.get("pref")
+        if not pref:
+            return rows
+        word = cookies.get(pref["cookie"], pref["default"])
+        if word not in pref["values"]:
+            return None
+        return rows[::-1] if word == pref["values"][1] else rows
+
+    def _list(self, query: dict[str, Any], cookies: dict[str, str]) -> dict[str, Any]:
         lim = self.tree["limit"]
         raw = query.get("limit", lim["default"])
         limit = int(raw)
-        if not 1 <= limit <= lim["max"]:
+        ordered = self._ordered(cookies)
+        if not 1 <= limit <= lim["max"] or ordered is None:
             return invalid_answer(self.tree)
         wanted = query.get(self.tree["text"]["name"])
         wanted = [wanted] if isinstance(wanted, str) else wanted
-        rows = [r for r in self.rows.values() if not wanted or r[self.tree["text"]["name"]] in wanted]
+        rows = [r for r in ordered if not wanted or r[self.tree["text"]["name"]] in wanted]
         return {"status": 200, "json": [self.shown(r) for r in rows[:limit]]}
 
 
@@ -282,6 +336,7 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
     bad_choice = tok.word(rng.randint(5, 7)) if t["choice"] else None
     wrong_key = tok.word(rng.randint(6, 8)) if t["key"] else None
     over_limit = tok.number(lim["max"] + 1, lim["max"] + 500) if lim else None
+    bad_pref = tok.word(rng.randint(5, 7)) if t.get("pref") else None
 
     def key_headers(method: str) -> dict[str, str]:
         keyed = t["auth"] == "all" or (t["auth"] == "writes" and method in ("POST", "PATCH", "DELETE"))
@@ -300,12 +355,16 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
             b[t["labels"]["name"]] = list(labels)
         return b
 
-    def req(method: str, path: str, json: Any = None, query: dict[str, Any] | None = None, key: bool = True) -> dict:
+    def req(
+        method: str, path: str, json: Any = None, query: dict[str, Any] | None = None, key: bool = True, cookie: str = ""
+    ) -> dict:
         r: dict[str, Any] = {"method": method, "path": path}
         if json is not None:
             r["json"] = json
         if query:
             r["query"] = query
+        if cookie:
+            r["cookies"] = {t["pref"]["cookie"]: cookie}
         h = key_headers(method) if key else {}
         if h:
             r["headers"] = h
@@ -454,6 +513,21 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
         upper, lower = case_pair()
         pair = [{**body(0), text["name"]: upper}, {**body(1), text["name"]: lower}, {**body(2), text["name"]: upper}]
         check("conflict_case", [req("POST", post, b) for b in pair])
+    if t.get("location"):
+        steps = [req("POST", post, body(0)), req("POST", post, body(1))]
+        steps += [req("GET", one_path(2))] if "get_by_id" in ops else []
+        steps += [req("DELETE", one_path(1)), req("POST", post, body(2))] if "delete_204" in ops else []
+        check("location", steps)
+    if t.get("pref"):
+        pref, top = t["pref"], {"limit": lim["max"]}
+        other = next(v for v in pref["values"] if v != pref["default"])
+        made = [req("POST", post, body(i)) for i in range(3)]
+        reads = [req("GET", post, query=top), req("GET", post, query=top, cookie=other)]
+        reads += [req("GET", post, query={"limit": 1}, cookie=other), req("GET", post, cookie=bad_pref)]
+        check("pref_read", [*made, *reads])
+        put = lambda word: req("PUT", pref["route"], {"value": word})  # noqa: E731
+        sets = [put(other), req("GET", post, query=top), put(bad_pref), req("GET", post, query=top)]
+        check("pref_set", [*made, *sets, put(pref["default"]), req("GET", post, query=top)])
     normalized = [normalize_check(c, "generated") for c in checks]
     sent = [d for d in normalize_vary(tok.decls, "generated") if any(sends_a_token(c, [d]) for c in normalized)]
     return normalized, sent

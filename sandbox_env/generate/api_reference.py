@@ -15,6 +15,14 @@ apart); the error shape is two exception handlers (every HTTP error, and validat
 the stated message), keeping each status code and header; the unique text is an exact `==` over
 the stored records before anything is stored.
 
+Grammar-3 kinds: the Location header is set on the create's response object after the record is
+stored (`/<many>/{id}` from the record itself); the preference cookie is a parameter limited to the
+two words, with the default as its default, and the list is reversed when the cookie asks for newest
+first, tested against the default word (`== default` when the default is newest first, `!= default`
+otherwise), so a default changed to any other text changes the list; the preference route takes the
+word as a one-key body limited to the two words and sets the cookie on its response (path `/`, the
+default of the call).
+
 PATCH's model declares every field with a `None` default that is not validated, so a field left
 out stays unset, and an explicit null is refused for every field but the note (its type does not
 admit None).
@@ -100,19 +108,63 @@ def _unique_test(tree: dict[str, Any]) -> list[str]:
     ]
 
 
+def _words(pref: dict[str, Any]) -> str:
+    return f"Literal[{', '.join(repr(v) for v in pref['values'])}]"
+
+
+def _pref_param(tree: dict[str, Any]) -> list[str]:
+    """The list's cookie parameter (limited to the two words, the default as its default)."""
+    pref = tree["pref"]
+    return [f"    {pref['cookie']}: {_words(pref)} = Cookie(default={pref['default']!r}),"]
+
+
+def _pref_order(tree: dict[str, Any]) -> list[str]:
+    """Newest first when the cookie says so, tested against the default word."""
+    pref = tree["pref"]
+    test = "==" if pref["default"] == pref["values"][1] else "!="
+    return [f"    if {pref['cookie']} {test} {pref['default']!r}:", "        rows.reverse()"]
+
+
+def _pref_route(tree: dict[str, Any]) -> list[str]:
+    """The route that sets the preference cookie."""
+    pref = tree["pref"]
+    return [
+        "",
+        "",
+        f'@app.put("{pref["route"]}")',
+        f"def set_{pref['cookie']}(response: Response, value: {_words(pref)} = Body(embed=True)):",
+        f"    response.set_cookie({pref['cookie']!r}, value)",
+        '    return {"value": value}',
+    ]
+
+
+def _location_line(tree: dict[str, Any]) -> list[str]:
+    """The create's Location header: the stored record's path."""
+    return [f'    response.headers["Location"] = f"/{tree["many"]}/{{record[\'id\']}}"']
+
+
+def _fastapi_names(tree: dict[str, Any]) -> list[str]:
+    names = ["FastAPI", "HTTPException"]
+    if tree["auth"] != "none":
+        names += ["Depends", "Header"]
+    if "list_query" in tree["ops"]:
+        names.append("Query")
+    if tree.get("errors"):
+        names.append("Request")
+    if tree.get("location") or tree.get("pref"):
+        names.append("Response")
+    if tree.get("pref"):
+        names += ["Body", "Cookie"]
+    return names
+
+
 def render_reference(tree: dict[str, Any]) -> str:
     one, many, cls = tree["one"], tree["many"], _title(tree)
     ops, auth = tree["ops"], tree["auth"]
     hidden = bool(tree["secret"])
-    fastapi_names = ["FastAPI", "HTTPException"]
-    if auth != "none":
-        fastapi_names += ["Depends", "Header"]
-    if "list_query" in ops:
-        fastapi_names.append("Query")
-    if tree.get("errors"):
-        fastapi_names.append("Request")
+    fastapi_names = _fastapi_names(tree)
     out = ["import itertools"]
-    if tree["choice"]:
+    if tree["choice"] or tree.get("pref"):
         out.append("from typing import Literal")
     imports = [f"from fastapi import {', '.join(sorted(fastapi_names))}", "from pydantic import BaseModel, Field"]
     out += ["", *sorted(imports + (_error_imports() if tree.get("errors") else [])), ""]
@@ -157,10 +209,11 @@ def render_reference(tree: dict[str, Any]) -> str:
         "",
         "",
         f'@app.post("/{many}", status_code=201{model}{write_dep})',
-        f"def create_{one}(body: {cls}In):",
+        f"def create_{one}(body: {cls}In{', response: Response' if tree.get('location') else ''}):",
         *(_unique_test(tree) if tree.get("unique") else []),
         f'    record = {{"id": next(next_ids), **body.model_dump({by_alias})}}',
         f'    {many}[record["id"]] = record',
+        *(_location_line(tree) if tree.get("location") else []),
         "    return record",
     ]
     if "get_by_id" in ops:
@@ -181,12 +234,15 @@ def render_reference(tree: dict[str, Any]) -> str:
             f"def list_{many}(",
             f"    {t}: list[str] | None = Query(default=None),",
             f"    limit: int = Query(default={lim['default']}, ge=1, le={lim['max']}),",
+            *(_pref_param(tree) if tree.get("pref") else []),
             "):",
             f"    rows = list({many}.values())",
+            *(_pref_order(tree) if tree.get("pref") else []),
             f"    if {t}:",
             f'        rows = [r for r in rows if r["{t}"] in {t}]',
             "    return rows[:limit]",
         ]
+        out += _pref_route(tree) if tree.get("pref") else []
     if "patch_partial" in ops:
         out += [
             "",

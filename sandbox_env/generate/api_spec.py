@@ -14,6 +14,11 @@ Grammar-2 kinds add units of their own (the aliased field's exact JSON key and t
 it; the one error shape, with the message of a 422; the 409 of a held text and how texts compare)
 and change no unit of a grammar-1 tree: error bodies are written through api_checks.error_json,
 which gives a grammar-1 tree its `{"detail": ...}` bodies unchanged.
+
+Grammar-3 kinds add units the same way (the Location header of a create, with an example path; the
+preference cookie: its name, its two words and what each means, its default, 422 for another word,
+and the route that sets it, with the two texts its Set-Cookie header holds) and change the list's unit
+only in naming the cookie's order in place of creation order.
 """
 
 from __future__ import annotations
@@ -101,6 +106,39 @@ def _unique_unit(t: dict[str, Any]) -> tuple[str, str, list[str]]:
     return ("Rules", text, ["conflict", "conflict_case"])
 
 
+def _location_unit(t: dict[str, Any]) -> tuple[str, str, list[str]]:
+    """The Location header of a create answered 201 (and, with a read by id, what that path answers)."""
+    one, many = t["one"], t["many"]
+    text = (
+        f"A {_q('POST /' + many)} answered 201 carries the header {_q('Location: /' + many + '/{id}')}, the path "
+        f"of the new {one} with its id (for example {_q('Location: /' + many + '/7')} for id 7)."
+    )
+    if "get_by_id" in t["ops"]:
+        text += f" A {_q('GET')} of that path answers that {one}."
+    return ("Rules", text, ["location", "create"])
+
+
+def _pref_units(t: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """The preference cookie the list reads, and the route that sets it."""
+    pref, many = t["pref"], t["many"]
+    cookie, (oldest, newest) = _q(pref["cookie"]), pref["values"]
+    read = (
+        f"{_q('GET /' + many)} reads the cookie {cookie}: with the value {_q(oldest)} the list is oldest first "
+        f"(ids ascending), with {_q(newest)} newest first (ids descending), and without that cookie it is "
+        f"{_q(pref['default'])}. Any other value of {cookie} is answered 422. The filter and the limit apply to "
+        "the list in that order: the limit keeps its first ones."
+    )
+    body = json.dumps({"value": newest})
+    put = _q("PUT " + pref["route"])
+    setter = (
+        f"{put} with a JSON object such as {_q(body)} (the value {_q(oldest)} or {_q(newest)}) answers 200 with "
+        f"that same object and sets the cookie {cookie} to that value for every path: its {_q('Set-Cookie')} header "
+        f"holds {_q(pref['cookie'] + '=' + newest)} (for that value) and {_q('Path=/')}. Any other value, or no "
+        "value, is answered 422 and sets nothing."
+    )
+    return [("Preferences", read, ["pref_read"]), ("Preferences", setter, ["pref_set"])]
+
+
 def units(tree: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
     """(section, text, check roles) for every requirement unit, in order; section "" is the opening."""
     t = tree
@@ -164,6 +202,8 @@ def units(tree: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
         out.append(_error_shape_unit(t))
     if t.get("unique"):
         out.append(_unique_unit(t))
+    if t.get("location"):
+        out.append(_location_unit(t))
     broken = ["a text too short or too long", "a number out of its range"]
     broken += ["a value that is not one of the listed words"] if t["choice"] else []
     broken.append("a missing required field")
@@ -180,10 +220,13 @@ def units(tree: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
     if "list_query" in has:
         lim = t["limit"]
         name = text["name"]
+        order = "in the order they were created"
+        if t.get("pref"):
+            order = f"in the order the cookie {_q(t['pref']['cookie'])} chooses"
         out.append(
             (
                 "Endpoints",
-                f"{_q('GET /' + many)} answers 200 with a JSON list of the {many} in the order they were created, at "
+                f"{_q('GET /' + many)} answers 200 with a JSON list of the {many} {order}, at "
                 f"most {_q('limit')} of them. The query parameter {_q('limit')} is a whole number from 1 to "
                 f"{lim['max']}, both included, and {lim['default']} when not given; any other value is answered 422. "
                 f"The query parameter {_q(name)} may be given any number of times "
@@ -213,6 +256,8 @@ def units(tree: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
                 ["delete"],
             )
         )
+    if t.get("pref"):
+        out += _pref_units(t)
     if t["auth"] != "none":
         k = t["key"]
         which = (

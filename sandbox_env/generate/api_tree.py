@@ -31,17 +31,28 @@ Node kinds (KINDS; each is recorded in the row's measures):
                  an outer key holding the status code and a message; needs an id route or the key
   conflict_409   (grammar 2) a create whose text equals (letter case matters) a stored record's text
                  is 409 with a stated detail and stores nothing; needs get_by_id or list_query to observe
+  location_header (grammar 3) a create answered 201 carries `Location: /<many>/<id>`, the new record's
+                 path (which answers the record where the tree has get_by_id)
+  cookie_pref    (grammar 3) the collection GET (list_query, added if absent) orders the list by id as a
+                 stated cookie says (two stated words, oldest or newest first; a stated default when
+                 absent; 422 for any other value), and `PUT /preferences/<cookie>` with {"value": word}
+                 answers 200 and sets that cookie (`Set-Cookie: <cookie>=<word>; Path=/`)
 
 `create` is in every tree (it is how records enter); one or two of the other operations are
-drawn beside it (a grammar-2 kind that needs another operation to be observed adds get_by_id). A
-tree with `key_on_all` is the hard tier (`tier = "cross_cutting"`).
+drawn beside it (a grammar-2 kind that needs another operation to be observed adds get_by_id; the
+cookie preference adds list_query and keeps at most one other operation, see `_pref`). A tree with
+`key_on_all` is the hard tier (`tier = "cross_cutting"`).
 
 Grammars (GRAMMARS; `candidate(seed, index, grammar)`): a stored line keeps drawing under the grammar
 it was drawn with, so a new kind never changes what an existing (seed, index) draws. Grammar 1 is
 `draw_tree` on the stream `fastapi-gen:{seed}:{index}` and its trees have none of the grammar-2 keys
 (`alias`, `errors`, `unique`); grammar 2 is `draw_tree_v2` on its own stream
 `fastapi-gen:g2:{seed}:{index}`: the grammar-1 draw, then the three grammar-2 kinds, whose keys every
-grammar-2 tree has (None when not drawn). Renderers read them with `.get`, so one renderer serves both.
+grammar-2 tree has (None when not drawn). Grammar 3 is `draw_tree_v3` on `fastapi-gen:g3:{seed}:{index}`:
+the grammar-2 draw, then one or both grammar-3 kinds (keys `location`, `pref`, None when not drawn; at
+least one is drawn, so every grammar-3 tree has a grammar-3 kind). A grammar-3 tree keeps at most one
+grammar-2 kind (the first drawn, in KINDS order): the check count stays within the screen's cap.
+Renderers read the newer keys with `.get`, so one renderer serves every grammar.
 
 Decisions: the tree is plain data (a dict that survives JSON), so a stored line redraws and
 re-renders from itself; the structural signature blanks the domain and every constant (names,
@@ -57,8 +68,10 @@ import random
 from typing import Any
 
 OPERATIONS = ("get_by_id", "list_query", "patch_partial", "delete_204")
-KINDS = ("create", *OPERATIONS, "hidden_field", "key_on_writes", "key_on_all", "alias_field", "error_shape", "conflict_409")
-GRAMMARS = (1, 2)
+GRAMMAR_2_KINDS = ("alias_field", "error_shape", "conflict_409")
+GRAMMAR_3_KINDS = ("location_header", "cookie_pref")
+KINDS = ("create", *OPERATIONS, "hidden_field", "key_on_writes", "key_on_all", *GRAMMAR_2_KINDS, *GRAMMAR_3_KINDS)
+GRAMMARS = (1, 2, 3)
 GRAMMAR = GRAMMARS[-1]  # what new generation draws
 OPTIONAL_FIELDS = ("note", "choice", "labels", "secret")
 
@@ -147,6 +160,8 @@ ERROR_KEYS = ("error", "problem", "fault")
 MESSAGE_KEYS = ("message", "reason")
 INVALID_MESSAGES = ("request is invalid", "the request breaks a rule", "invalid input")
 GRAMMAR_2_CHANCE = 0.4  # of each grammar-2 kind, independently
+PREF_COOKIES = ("order", "sort_order", "list_order")
+PREF_WORDS = (("asc", "desc"), ("oldest", "newest"), ("up", "down"))  # (oldest first, newest first)
 
 
 def draw_tree(rng: random.Random) -> dict[str, Any]:
@@ -208,12 +223,52 @@ def draw_tree_v2(rng: random.Random) -> dict[str, Any]:
     return tree
 
 
+def _one_grammar_2_kind(tree: dict[str, Any]) -> None:
+    """Keep the first drawn grammar-2 kind only (its keys stay; the others become None)."""
+    drawn = [key for key in ("alias", "errors", "unique") if tree[key]]
+    for key in drawn[1:]:
+        if key == "alias":
+            tree["number"]["name"] = DOMAINS[tree["domain"]]["number"]
+        tree[key] = None
+
+
+def _pref(rng: random.Random, tree: dict[str, Any]) -> dict[str, Any]:
+    """The cookie preference: its name, its two words (oldest first, newest first), its default.
+
+    It reads the list (added if absent), beside one other operation (the first drawn) when the tree
+    has no grammar-2 kind, else beside none (but an id route where the error shape needs a second
+    error code), so the checks stay within the screen's cap.
+    """
+    cookie = rng.choice(PREF_COOKIES)
+    words = list(rng.choice(PREF_WORDS))
+    if tree["limit"] is None:
+        tree["limit"] = {"default": rng.choice(LIMIT_DEFAULTS), "max": rng.choice(LIMIT_MAXIMA)}
+    grammar_2 = tree["alias"] or tree["errors"] or tree["unique"]
+    others = [] if grammar_2 else [op for op in tree["ops"][1:] if op != "list_query"][:1]
+    if not others and tree["errors"] and tree["auth"] == "none":
+        others = ["get_by_id"]
+    tree["ops"] = ["create", *sorted([*others, "list_query"])]
+    return {"cookie": cookie, "values": words, "default": rng.choice(words), "route": f"/preferences/{cookie}"}
+
+
+def draw_tree_v3(rng: random.Random) -> dict[str, Any]:
+    """A grammar-3 tree: the grammar-2 draw (one grammar-2 kind kept), then the Location header, the cookie or both."""
+    tree = draw_tree_v2(rng)
+    _one_grammar_2_kind(tree)
+    which = rng.choice(("location", "pref", "both"))
+    tree["location"] = {"path": f"/{tree['many']}/{{id}}"} if which != "pref" else None
+    tree["pref"] = _pref(rng, tree) if which != "location" else None
+    return tree
+
+
 def candidate(seed: int, index: int, grammar: int = GRAMMAR) -> dict[str, Any]:
     """The index-th tree of a seed's stream under a grammar: a pure function of (seed, index, grammar)."""
     if grammar == 1:
         return draw_tree(random.Random(f"fastapi-gen:{seed}:{index}"))
     if grammar == 2:
         return draw_tree_v2(random.Random(f"fastapi-gen:g2:{seed}:{index}"))
+    if grammar == 3:
+        return draw_tree_v3(random.Random(f"fastapi-gen:g3:{seed}:{index}"))
     raise ValueError(f"no fastapi grammar {grammar}")
 
 
@@ -249,6 +304,10 @@ def kinds(tree: dict[str, Any]) -> list[str]:
         present.add("error_shape")
     if tree.get("unique"):
         present.add("conflict_409")
+    if tree.get("location"):
+        present.add("location_header")
+    if tree.get("pref"):
+        present.add("cookie_pref")
     return [k for k in KINDS if k in present]
 
 
@@ -267,12 +326,12 @@ def measures(tree: dict[str, Any], n_checks: int) -> dict[str, Any]:
 
     score = operations beyond create + 1 for the hidden field + 1 for a key on writes + 3 for the key on
     every route (the cross-cutting rule) + 1 when a PATCH and a hidden field meet + 1 for each grammar-2
-    kind (alias, error shape, unique text); easy at 1, hard from 4 and for every cross-cutting tree,
-    medium between.
+    or grammar-3 kind (alias, error shape, unique text, Location header, cookie preference); easy at 1,
+    hard from 4 and for every cross-cutting tree, medium between.
     """
     ks = kinds(tree)
     score = (len(tree["ops"]) - 1) + ("hidden_field" in ks) + ("key_on_writes" in ks) + 3 * ("key_on_all" in ks)
-    score += sum(k in ks for k in ("alias_field", "error_shape", "conflict_409"))
+    score += sum(k in ks for k in (*GRAMMAR_2_KINDS, *GRAMMAR_3_KINDS))
     score += "patch_partial" in ks and "hidden_field" in ks
     difficulty = "hard" if score >= 4 or tier(tree) == "cross_cutting" else ("easy" if score <= 1 else "medium")
     return {

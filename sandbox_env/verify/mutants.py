@@ -1048,6 +1048,68 @@ def op_case(node: ast.AST, ctx: Context) -> Iterator[Edit]:
             yield "== made case-blind", ast.Compare(_lowered(left), [ast.Eq()], [_lowered(right)])
 
 
+def _is_location(target: ast.AST) -> bool:
+    """`<x>.headers["Location"]` (any letter case)."""
+    return (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Attribute)
+        and target.value.attr == "headers"
+        and _const(target.slice, str)
+        and target.slice.value.lower() == "location"
+    )
+
+
+def op_location(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A Location header set on an answer: dropped, or the collection's path without the new id."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and _is_location(node.targets[0]):
+        yield "no Location header", REMOVE
+        parts = node.value.values if isinstance(node.value, ast.JoinedStr) else []
+        if len(parts) > 1 and _const(parts[0], str):
+            new = copy.deepcopy(node)
+            new.value = ast.Constant(parts[0].value.rstrip("/"))
+            yield f"Location {new.value.value!r} without the id", new
+
+
+def op_set_cookie(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A cookie an answer sets is never set: the `response.set_cookie(...)` statement dropped."""
+    if isinstance(node, ast.Expr) and _call_name(node.value) == "set_cookie":
+        yield f"drop {ast.unparse(node.value)[:60]}", REMOVE
+
+
+def _literal_words(annotation: ast.AST | None) -> list[str] | None:
+    """The words of a `Literal["a", "b"]` annotation (None for any other annotation)."""
+    if not (isinstance(annotation, ast.Subscript) and _dotted(annotation.value).rsplit(".", 1)[-1] == "Literal"):
+        return None
+    elts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    return [e.value for e in elts] if all(_const(e, str) for e in elts) else None
+
+
+def _literal_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[int, ast.arg, ast.Call, list[str]]]:
+    """(index in the defaults, parameter, its default call, its words) of each `p: Literal[...] = Cookie(...)`."""
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    first = len(positional) - len(fn.args.defaults)
+    for i, default in enumerate(fn.args.defaults):
+        arg, words = positional[first + i], _literal_words(positional[first + i].annotation)
+        if words and _call_name(default) in PARAM_CALLS:
+            yield i, arg, default, words
+
+
+def op_literal_param(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A request value limited to listed words (a cookie, a body value): any text taken, or its default another word."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return
+    for i, arg, default, words in _literal_params(node):
+        new = copy.deepcopy(node)
+        next(a for a in [*new.args.posonlyargs, *new.args.args] if a.arg == arg.arg).annotation = ast.Name("str", ast.Load())
+        yield f"{arg.arg} takes any text", new
+        given = next((kw.value.value for kw in default.keywords if kw.arg == "default" and _const(kw.value, str)), None)
+        for word in [w for w in words if given is not None and w != given]:
+            new = copy.deepcopy(node)
+            call = new.args.defaults[i]
+            call.keywords = [ast.keyword("default", ast.Constant(word)) if kw.arg == "default" else kw for kw in call.keywords]
+            yield f"default {arg.arg}={given!r}->{word!r}", new
+
+
 # -- Django operators -----------------------------------------------------------------------
 
 FIELD_OPTIONS = {
@@ -1211,6 +1273,9 @@ FASTAPI_OPERATORS: dict[str, Operator] = {
     "alias_loose": op_alias_loose,
     "handler": op_handler,
     "case": op_case,
+    "location": op_location,
+    "set_cookie": op_set_cookie,
+    "literal_param": op_literal_param,
 }
 DJANGO_OPERATORS: dict[str, Operator] = {
     "field_option": op_field_option,
