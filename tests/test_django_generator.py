@@ -8,6 +8,8 @@ does: reference on several draws, empty, syntax error and junk controls, every m
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import random
 
 import pytest
@@ -15,6 +17,7 @@ import pytest
 from sandbox_env.families import django_vary
 from sandbox_env.families.django_words import API_WORDS
 from sandbox_env.generate import dj_store
+from sandbox_env.generate.dj_command import ARGUMENT, Call, command_oracle
 from sandbox_env.generate.dj_domain import TEMPLATES, draw_domain
 from sandbox_env.generate.dj_features import KINDS, NON_FIELD, budget_oracle, cs_oracle, qs_oracle, view_oracle
 from sandbox_env.generate.dj_form import form_oracle
@@ -137,19 +140,38 @@ def test_grammar_1_draws_as_before_and_grammar_2_adds_the_form_kind_on_streams_o
     old = [candidate(6, i, grammar=1) for i in range(6)]
     assert [r["node"]["kind"] for r in old] == list(KIND_ORDERS[1]) * 2
     assert all("grammar" not in r and dj_store.grammar_of(r) == 1 for r in old)
-    new = [candidate(6, i) for i in range(8)]
-    assert GRAMMAR == 2 and all(r["grammar"] == 2 == dj_store.grammar_of(r) for r in new)
-    assert [r["node"]["kind"] for r in new] == list(KIND_ORDER) * 2 and KIND_ORDER == KIND_ORDERS[2]
+    new = [candidate(6, i, grammar=2) for i in range(8)]
+    assert all(r["grammar"] == 2 == dj_store.grammar_of(r) for r in new)
+    assert [r["node"]["kind"] for r in new] == list(KIND_ORDERS[2]) * 2
     assert new[0]["tests"] != old[0]["tests"]  # a grammar-2 candidate is a new draw, not a grammar-1 task again
-    assert candidate(6, 0, "budget", grammar=1) != candidate(6, 0, "budget")
+    assert candidate(6, 0, "budget", grammar=1) != candidate(6, 0, "budget", grammar=2)
     with pytest.raises(ValueError, match="form"):
         candidate(6, 0, "form", grammar=1)
     with pytest.raises(ValueError, match="grammar"):
-        candidate(6, 0, grammar=3)
+        candidate(6, 0, grammar=4)
+
+
+# what grammars 1 and 2 drew for seed 6 (indices 0..7 and one budget), everything but the English: a kind or
+# grammar added later must leave it as it is
+EARLIER_DRAWS = {1: "f21f8776b0453723", 2: "c4ae60d351255399"}
+
+
+def test_grammar_3_adds_the_command_kind_and_grammars_1_and_2_draw_as_before():
+    for grammar, digest in EARLIER_DRAWS.items():
+        records = [candidate(6, i, grammar=grammar) for i in range(8)] + [candidate(6, 0, "budget", grammar=grammar)]
+        body = [{k: v for k, v in r.items() if k not in ("spec", "title")} for r in records]
+        assert hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16] == digest, grammar
+    new = [candidate(6, i) for i in range(10)]
+    assert GRAMMAR == 3 and KIND_ORDER == KIND_ORDERS[3] and all(r["grammar"] == 3 for r in new)
+    assert [r["node"]["kind"] for r in new] == list(KIND_ORDERS[3]) * 2
+    assert new[3]["tests"] != candidate(6, 3, grammar=2)["tests"]  # a grammar-3 form is a new draw
+    for grammar in (1, 2):
+        with pytest.raises(ValueError, match="command"):
+            candidate(6, 0, "command", grammar=grammar)
 
 
 def test_a_form_task_states_each_rule_as_behaviour_and_draws_its_hidden_data_again():
-    records = [candidate(1, i, "form") for i in range(12)]
+    records = [candidate(1, i, "form", grammar=2) for i in range(12)]
     assert {rule for r in records for rule in r["node"]["options"]["field_rules"]} == {"flag", "letters", "bound"}
     assert {r["node"]["options"]["capped"] for r in records} == {1, 2}
     for r in records:
@@ -160,16 +182,18 @@ def test_a_form_task_states_each_rule_as_behaviour_and_draws_its_hidden_data_aga
         assert '"__all__"' in spec and "lower-cased" in spec
         for status in r["node"]["constants"]["capped"]:
             assert f'"{status}"' in spec
+        assert 'a negative number with the code `"min_value"`' in spec  # Django's own code, before any rule
         if "bound" in r["node"]["options"]["field_rules"]:
             c = r["node"]["constants"]
-            assert f"from {c['low']} to {c['high']}, both included" in spec
+            assert f"a number of zero or more must also lie from {c['low']} to {c['high']}, both included" in spec
         g = dj_store.compile_generated_django(r).grading
         assert {d["token"] for d in g["vary"]} & {d["token"] for d in r["vary"] if isinstance(d["token"], int)}
         assert django_vary.drawn_hidden(g, random.Random(1))[0] != django_vary.drawn_hidden(g, random.Random(2))[0]
 
 
 def test_each_typical_form_mistake_is_among_the_mutants():
-    r = next(r for r in (candidate(1, i, "form") for i in range(40)) if len(r["node"]["options"]["field_rules"]) == 3)
+    records = (candidate(1, i, "form", grammar=2) for i in range(40))
+    r = next(r for r in records if len(r["node"]["options"]["field_rules"]) == 3)
     names = [m.name for m in mutants_of(r["reference"], r["deliverables"], ["form"])]
     details = " | ".join(names)
     for expected in (
@@ -182,6 +206,46 @@ def test_each_typical_form_mistake_is_among_the_mutants():
     ):
         assert expected in details, expected
     assert sum(n.split(":", 1)[1].startswith("raise@") for n in names) == 4  # each rule's error dropped
+
+
+def test_a_command_task_states_its_arguments_output_and_refusals_and_draws_its_hidden_data_again():
+    records = [candidate(1, i, "command") for i in range(16)]
+    options = [r["node"]["options"] for r in records]
+    assert {o["action"] for o in options} == {"mark", "delete"} and {o["order"] for o in options} == {"code", "qty"}
+    assert {f for o in options for f in o["filters"]} == {"status", "min"}
+    assert {o["dry_run"] for o in options} == {o["refuse_off"] for o in options} == {True, False}
+    for r in records:
+        screen(r)
+        c, o, spec = r["node"]["constants"], r["node"]["options"], r["spec"]
+        assert r["category"] == "commands" and r["deliverables"] == [f"{r['template']}/management/commands/{c['name']}.py"]
+        assert not API_WORDS.findall(spec + r["title"])
+        assert f"python manage.py {c['name']} " in spec and "`CommandError`" in spec and "non-zero status" in spec
+        assert (f"`<n> marked {c['other']}`" if o["action"] == "mark" else "`<n> deleted`") in spec
+        assert ("`--dry-run`" in spec) == o["dry_run"] and ("`--status STATUS`" in spec) == ("status" in o["filters"])
+        if "min" in o["filters"]:
+            assert f"`--min must be from {c['low']} to {c['high']}`" in spec
+        g = dj_store.compile_generated_django(r).grading
+        assert django_vary.drawn_hidden(g, random.Random(1))[0] != django_vary.drawn_hidden(g, random.Random(2))[0]
+        hidden = next(iter(r["hidden"].values()))
+        assert 'f"' in hidden  # a quantity in an expected line is a token the host folds after the draw
+
+
+def test_each_typical_command_mistake_is_among_the_mutants():
+    records = (candidate(1, i, "command") for i in range(40))
+    r = next(r for r in records if len(r["node"]["options"]["filters"]) == 2 and r["node"]["options"]["dry_run"])
+    names = " | ".join(m.name for m in mutants_of(r["reference"], r["deliverables"], ["command"]))
+    t = next(t for t in TEMPLATES if t.key == r["template"])
+    for expected in (
+        "drop if not options['dry_run']",  # a dry run that writes
+        f"{t.qty}__gte->{t.qty}__gt",  # the minimum itself left out
+        "Lt->LtE",  # the lowest minimum refused
+        "raise -> stderr.write",  # a refusal printed instead of raised
+        "swap the first two values",  # a wrong output line
+        "drop .filter(status=options['status'])",  # a filter ignored
+        "add_argument drop choices",  # any status taken
+        "POOL drop",  # a status left out
+    ):
+        assert expected in names, expected
 
 
 # -- the oracles, on hand-made rows -------------------------------------------------------------
@@ -256,7 +320,45 @@ def test_the_form_oracle_puts_each_error_where_django_reports_it_and_normalises_
     assert case(parent="gone")[0] == {"ward": ["invalid_choice"]}
     assert case(parent="off")[0] == {"ward": ["ward_closed"]}
     assert case(qty="lots")[0] == {"minutes": ["invalid"]}
+    assert case(qty=-1)[0] == case(qty="-7")[0] == {"minutes": ["min_value"]}  # the model's own rule, Django's code
+    assert case(qty=0)[0] == {"minutes": ["minutes_out_of_range"]}
     assert case(code="AMB7", qty=31)[0] == {"ref": ["ref_not_letters"], NON_FIELD: ["over_beds"]}
+
+
+def test_the_command_oracle_lists_changes_and_refuses_as_the_spec_says():
+    t = TEMPLATES[0]  # clinic: Ward, Visit (ref, minutes, status: booked, done, missed)
+    node = {
+        "kind": "command",
+        "options": {"action": "mark", "filters": ["status", "min"], "dry_run": True, "refuse_off": True, "order": "qty"},
+        "constants": {"pool": ["booked", "done"], "other": "missed", "format": 2, "low": 1, "high": 2000},
+    }
+    parents = {"alvor": True, "bremin": True, "corvath": False}
+    rows = [
+        {"parent": "alvor", "code": "dd", "qty": 7, "status": "booked"},
+        {"parent": "alvor", "code": "bb", "qty": 3, "status": "done"},
+        {"parent": "alvor", "code": "aa", "qty": 9, "status": "missed"},
+        {"parent": "alvor", "code": "cc", "qty": 7, "status": "done"},
+        {"parent": "bremin", "code": "ee", "qty": 9, "status": "booked"},
+    ]
+
+    def run(**kw):
+        return command_oracle(node, t, parents, rows, Call(**{"parent": "alvor", **kw}))
+
+    ran = run()
+    assert ran.lines(node, t) == ["cc (done, 7)", "dd (booked, 7)", "bb (done, 3)", "3 marked missed"]
+    assert [r["status"] for r in ran.after] == ["missed", "missed", "missed", "missed", "booked"]
+    assert run(minimum=7).lines(node, t)[-1] == "2 marked missed"  # the minimum itself is kept
+    assert run(status="done", minimum=4).lines(node, t) == ["cc (done, 7)", "1 marked missed"]
+    dry = run(dry=True)
+    assert dry.lines(node, t)[-1] == "3 would be marked missed" and dry.after == rows
+    assert run(parent="zennor").refusal == 'no ward named "zennor"'
+    assert run(parent="corvath").refusal == 'ward "corvath" is closed'
+    assert run(minimum=0).refusal == run(minimum=2001).refusal == "--min must be from 1 to 2000"
+    assert run(minimum=2000).lines(node, t) == ["0 marked missed"]
+    assert run(status="missed").refusal == ARGUMENT and run(status="missed").after == rows
+    purge = {**node, "options": {**node["options"], "action": "delete", "order": "code"}}
+    gone = command_oracle(purge, t, parents, rows, Call("alvor", status="done"))
+    assert gone.summary == "2 deleted" and [r["code"] for r in gone.after] == ["dd", "aa", "ee"]
 
 
 def test_the_view_oracle_answers_status_codes_filters_and_order():
@@ -296,8 +398,9 @@ async def test_one_candidate_of_every_kind_is_admitted_by_execution(backend, ima
     from sandbox_env.verify.base import VerifyContext
     from sandbox_env.verify.dj_generate import verify_record
 
-    records = [candidate(1, i, grammar=1) for i in range(3)] + [candidate(1, 2, "budget", grammar=1), candidate(1, 3)]
-    assert [r["node"]["kind"] for r in records] == [*KIND_ORDERS[1], "budget", "form"]
+    records = [candidate(1, i, grammar=1) for i in range(3)] + [candidate(1, 2, "budget", grammar=1)]
+    records += [candidate(1, 3, grammar=2), candidate(1, 4)]
+    assert [r["node"]["kind"] for r in records] == [*KIND_ORDERS[1], "budget", "form", "command"]
     sem = asyncio.Semaphore(3)
     ctx, grader = VerifyContext(backend, image), Grader(backend, image)
     results = await asyncio.gather(*(verify_record(r, ctx, grader, sem) for r in records))

@@ -25,9 +25,13 @@ Kinds:
 - `view`: a JSON view over one parent's children under an integer path segment, with filters
   from the query string (a status, a minimum quantity), 400 for a bad filter, 404 for a missing
   (or, drawn, flagged-off) parent and for a non-integer segment, 405 for any method but GET.
-- `form` (generate/dj_form.py, which also holds the helpers every kind shares): a form over the
-  child model with a field's own rules (on that field), a cross-field rule (on the non-field
-  errors), the code normalised in what it cleans and stores.
+- `form` (generate/dj_form.py): a form over the child model with a field's own rules (on that
+  field), a cross-field rule (on the non-field errors), the code normalised in what it cleans and
+  stores.
+- `command` (generate/dj_command.py): a management command over one parent's children, with
+  arguments (a status choice, a bounded minimum, a dry run), stated output lines, what it changes
+  (marks or deletes) and its refusals (`CommandError` with a stated message).
+The helpers every kind shares live in generate/dj_common.py.
 
 Spec rule: every rule a test enforces is stated as behaviour; no technique is named
 (families/django_words.py, checked by generate/dj_task.py's screen).
@@ -38,6 +42,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from sandbox_env.generate.dj_command import CommandKind
 from sandbox_env.generate.dj_common import (
     NON_FIELD,
     Values,
@@ -54,7 +59,7 @@ BIG_CAPACITY = 100000
 
 
 # -- drawn values: plain in a visible test, [[vary]] tokens in a hidden one ------------------------
-# (`Values`, and the given models and small renderers every kind shares, live in generate/dj_form.py)
+# (`Values`, and the given models and small renderers every kind shares, live in generate/dj_common.py)
 
 
 def _sum_expr(terms: list[int]) -> str:
@@ -1135,4 +1140,6 @@ class BudgetKind:
         return "\n".join(lines) + "\n", v.vary
 
 
-KINDS: dict[str, Any] = {k.kind: k for k in (QuerysetKind(), ConstraintsKind(), ViewKind(), BudgetKind(), FormKind())}
+KINDS: dict[str, Any] = {
+    k.kind: k for k in (QuerysetKind(), ConstraintsKind(), ViewKind(), BudgetKind(), FormKind(), CommandKind())
+}

@@ -25,6 +25,10 @@ Decisions:
   quantity over the capacity is still inside the bound.
 - The spec states rules as behaviour (which field an error belongs to, its code, the normalised
   value), never the technique (families/django_words.py refuses the words that would name it).
+- The quantity is the model's positive whole number: Django reports a negative one under its own
+  code `min_value` before any rule of the form runs, so the drawn bound's code covers only numbers
+  of zero or more. The spec says exactly that and the oracle follows it (the tests send no negative
+  quantity: the bound's low end is at least 1, so the number just below it is 0 or more).
 - This module imports nothing of generate/dj_features.py: the helpers every kind shares live in
   generate/dj_common.py, so registering the kind there is one import with no cycle.
 """
@@ -46,6 +50,7 @@ CAPACITY_BAND = (20, 40)  # the capacity a test draws (exclusive ends)
 QTY_BAND = (5, 17)  # a quantity under every capacity and inside every bound
 LOWS = (1, 2, 3, 4)
 HIGHS = tuple(range(50, 100, 5))
+NEGATIVE = "min_value"  # Django's code for a negative number in the model's positive whole-number field
 GHOST = "ghost"  # a case's parent that is no row: the test sends an id no parent has
 
 
@@ -92,9 +97,12 @@ def _code_error(node: dict[str, Any], t: Template, code: str) -> str | None:
 
 
 def _qty_error(node: dict[str, Any], t: Template, qty: int | str) -> str | None:
-    """The quantity field's own rules: a whole number, (with `bound`) from `low` to `high`, both included."""
+    """The quantity field's own rules: a whole number, of zero or more (the model's own rule, reported by Django
+    before any rule of the form), (with `bound`) from `low` to `high`, both included."""
     if not _is_whole_number(qty):
         return "invalid"
+    if int(qty) < 0:
+        return NEGATIVE
     c = node["constants"]
     if "bound" in node["options"]["field_rules"] and not c["low"] <= int(qty) <= c["high"]:
         return form_codes(t)["bound"]
@@ -272,9 +280,15 @@ class {n["class"]}(forms.ModelForm):
         )
         if "letters" in rules:
             code += f'; once normalised it holds the letters `a`-`z` only, otherwise the code is `"{codes["letters"]}"`'
-        qty = f'- `{t.qty}`: a whole number (text that is not one is reported with the code `"invalid"`)'
+        qty = (
+            f"- `{t.qty}`: a whole number of zero or more (text that is not one is reported with the code "
+            f'`"invalid"`, a negative number with the code `"{NEGATIVE}"`)'
+        )
         if "bound" in rules:
-            qty += f'; from {c["low"]} to {c["high"]}, both included, otherwise the code is `"{codes["bound"]}"`'
+            qty += (
+                f"; a number of zero or more must also lie from {c['low']} to {c['high']}, both included, otherwise "
+                f'the code is `"{codes["bound"]}"`'
+            )
         status = (
             f"- `status`: exactly one of {statuses_english(t.statuses)} (any other value, another letter case "
             'included, is reported with the code `"invalid_choice"`).'

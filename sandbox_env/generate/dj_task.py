@@ -22,7 +22,8 @@ Decisions:
   kinds in turn from ("queryset", "constraints", "view") on the streams `dj-node:{seed}:{index}`,
   ...; its lines carry no `grammar` (dj_store.grammar_of reads them as 1). Grammar 2 adds `form` to
   the turn and draws every stream under a `g2:` prefix (`dj-node:g2:{seed}:{index}`, ...), so its
-  candidates are new draws, not grammar-1 tasks met again; its records carry `"grammar": 2`. `only`
+  candidates are new draws, not grammar-1 tasks met again; its records carry `"grammar": 2`. Grammar 3
+  adds `command` to the turn, on streams prefixed `g3:`, its records carrying `"grammar": 3`. `only`
   draws one kind of the grammar's (`GRAMMAR_KINDS`) from a stream of its own, prefixed the same way.
 - The screen refuses, before any container: a spec or title using a word of
   families/django_words.py; a file that does not compile; a task the django family does not
@@ -44,10 +45,18 @@ from sandbox_env.generate.dj_features import KINDS
 from sandbox_env.generate.dj_store import compile_generated_django
 from sandbox_env.generate.store import split_of
 
-GRAMMARS = (1, 2)
+GRAMMARS = (1, 2, 3)
 GRAMMAR = GRAMMARS[-1]  # what new generation draws
-KIND_ORDERS = {1: ("queryset", "constraints", "view"), 2: ("queryset", "constraints", "view", "form")}
-GRAMMAR_KINDS = {1: ("queryset", "constraints", "view", "budget"), 2: ("queryset", "constraints", "view", "budget", "form")}
+KIND_ORDERS = {
+    1: ("queryset", "constraints", "view"),
+    2: ("queryset", "constraints", "view", "form"),
+    3: ("queryset", "constraints", "view", "form", "command"),
+}
+GRAMMAR_KINDS = {
+    1: ("queryset", "constraints", "view", "budget"),
+    2: ("queryset", "constraints", "view", "budget", "form"),
+    3: ("queryset", "constraints", "view", "budget", "form", "command"),
+}
 KIND_ORDER = KIND_ORDERS[GRAMMAR]
 SEED_SHARE = 5
 TEST_FILE = "test_{kind}.py"
@@ -91,6 +100,7 @@ TITLES = {
     "view": "A JSON view of a {parent_noun}'s {children} with filters and status codes",
     "budget": "A {parent_noun} report over its {children} under a query budget",
     "form": "A {child} form: each field's own rules, a rule across fields, and where each error lands",
+    "command": "A management command over a {parent_noun}'s {children}: its arguments, output, changes and refusals",
 }
 
 
@@ -117,7 +127,9 @@ def score_of(node: dict[str, Any]) -> int:
     """The structural score: queryset, one per figure plus one for two statuses; constraints, one per rule plus
     one for a unique rule among some statuses; view, one per filter, one for hiding flagged-off parents, one for
     the order by quantity; budget, two plus one for the total and one for keeping flagged parents only; form, its
-    kind's `score` (one per field rule, one for the cross-field rule, one more when it covers two statuses)."""
+    kind's `score` (one per field rule, one for the cross-field rule, one more when it covers two statuses);
+    command, its kind's `score` (one for the parent's refusal, one per filter, one each for a dry run, a refused
+    flagged-off parent and the order by quantity)."""
     o = node["options"]
     if node["kind"] == "queryset":
         return len(o["aggs"]) + (o["statuses"] == 2)
@@ -125,8 +137,8 @@ def score_of(node: dict[str, Any]) -> int:
         return len(o["rules"]) + (o.get("unique_among") == "some")
     if node["kind"] == "budget":
         return 2 + o["total"] + o["only_flagged"]
-    if node["kind"] == "form":
-        return KINDS["form"].score(node)
+    if node["kind"] in ("form", "command"):
+        return KINDS[node["kind"]].score(node)
     return len(o["filters"]) + o["hide_off"] + (o["order"] == "qty")
 
 

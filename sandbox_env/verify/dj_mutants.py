@@ -22,7 +22,15 @@ precisely and a model makes, each an operator over the reference's syntax tree (
   normalisation skipped (`case_call`: `x.lower()` -> `x`), the cross-field rule checked for every
   status or without one of its guards (`drop_condition`: one operand of an `and`/`or` dropped), a
   status left out of the capped ones or a field out of the form (`constant_member`), and the status
-  test negated (`negate`, reused).
+  test negated (`negate`, reused);
+- command: the django operators drop each refusal's raise and flip each bound (`--min`'s range,
+  the quantity's `__gte`); plus an argument declared loosely (`argument_option`: its `choices`,
+  `type` or `action` dropped), a filter ignored (`filter_call`: a `.filter(...)` call or one of its
+  conditions dropped), a refusal printed instead of raised (`refusal_write`), a wrong output line
+  (`write_format`: two printed values swapped, a separator changed), a guard dropped so that its
+  body always runs (`if_body`: a dry run that writes, a refusal made unconditional), the order's
+  direction or tiebreak (`order`, reused), a status left out of the pool (`constant_member`) and
+  one side of the range check dropped (`drop_condition`).
 """
 
 from __future__ import annotations
@@ -184,6 +192,69 @@ def op_constant_member(node: ast.AST, ctx: Context) -> Iterator[Edit]:
                 yield f"{node.targets[0].id} drop {elt.value!r}", new
 
 
+ARGUMENT_OPTIONS = ("choices", "type", "action")
+
+
+def op_argument_option(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A command-line argument declared loosely: its `choices`, `type` or `action` dropped."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+        for i, kw in enumerate(node.keywords):
+            if kw.arg in ARGUMENT_OPTIONS:
+                yield f"add_argument drop {kw.arg}", _with_keyword(node, i, None)
+
+
+def op_filter_call(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A filter ignored: `x.filter(...)` -> `x`, and each condition of a filter with several dropped."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "filter"):
+        return
+    yield f"drop .filter({ast.unparse(node)[len(ast.unparse(node.func)) + 1 : -1][:40]})", copy.deepcopy(node.func.value)
+    if len(node.keywords) + len(node.args) > 1:
+        for i, kw in enumerate(node.keywords):
+            yield f"filter drop {kw.arg}", _with_keyword(node, i, None)
+
+
+def op_refusal_write(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A refusal printed instead of raised: `raise E(message)` -> `self.stderr.write(message); return`."""
+    if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and len(node.exc.args) == 1:
+        err = ast.Attribute(ast.Name("self", ast.Load()), "stderr", ast.Load())
+        write = ast.Call(ast.Attribute(err, "write", ast.Load()), [copy.deepcopy(node.exc.args[0])], [])
+        yield "raise -> stderr.write", [ast.Expr(write), ast.Return(None)]
+
+
+def _other_separator(text: str) -> str | None:
+    for old, new in ((": ", " "), (", ", " "), (" ", ": ")):
+        if old in text:
+            return text.replace(old, new, 1)
+    return None
+
+
+def op_write_format(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A printed line in another format: in an f-string written out (`.write(f"...")`), the first two values
+    swapped, or a separator changed (`": "` or `", "` -> `" "`, `" "` -> `": "`)."""
+    parent = ctx.parent(node)
+    if not (isinstance(node, ast.JoinedStr) and isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute)):
+        return
+    if parent.func.attr != "write":
+        return
+    values = [i for i, part in enumerate(node.values) if isinstance(part, ast.FormattedValue)]
+    if len(values) > 1:
+        new = copy.deepcopy(node)
+        a, b = values[:2]
+        new.values[a], new.values[b] = new.values[b], new.values[a]
+        yield "swap the first two values", new
+    for i, part in enumerate(node.values):
+        if isinstance(part, ast.Constant) and _other_separator(part.value) is not None:
+            new = copy.deepcopy(node)
+            new.values[i] = ast.Constant(_other_separator(part.value))
+            yield f"separator {part.value!r}", new
+
+
+def op_if_body(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A guard dropped: `if c: body` (no else) -> `body`, which then always runs."""
+    if isinstance(node, ast.If) and not node.orelse:
+        yield f"drop if {ast.unparse(node.test)[:40]}", [copy.deepcopy(s) for s in node.body]
+
+
 KIND_OPERATORS: dict[str, dict[str, Operator]] = {
     "queryset": {
         "coalesce": op_coalesce,
@@ -214,6 +285,16 @@ KIND_OPERATORS: dict[str, dict[str, Operator]] = {
         "drop_condition": op_drop_condition,
         "constant_member": op_constant_member,
         "negate": op_negate,
+    },
+    "command": {
+        "argument_option": op_argument_option,
+        "filter_call": op_filter_call,
+        "refusal_write": op_refusal_write,
+        "write_format": op_write_format,
+        "if_body": op_if_body,
+        "order": op_order,
+        "constant_member": op_constant_member,
+        "drop_condition": op_drop_condition,
     },
 }
 
