@@ -1,6 +1,6 @@
 """Compile the task sources into the shipped dataset, and verify every task for real.
 
-A thin command over sandbox_env/verify/ (see sandbox_env/verify/driver.py):
+A thin command over sandbox_env/verify/ (see sandbox_env/stages/build.py):
 
     python build_tasks.py                     # compile sandbox_env/tasks → sandbox_env/data/tasks.jsonl
     python build_tasks.py --verify            # also run references and controls in real containers
@@ -10,7 +10,7 @@ A thin command over sandbox_env/verify/ (see sandbox_env/verify/driver.py):
 
 import sys
 
-from sandbox_env.verify.driver import main
+from sandbox_env.stages.build import main
 
 if __name__ == "__main__":
     sys.exit(main())

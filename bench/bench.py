@@ -345,7 +345,7 @@ async def grading_figures(backend: DockerBackend, image: str, n: int) -> None:
     so about twice the sessions or tests), each its own row.
     """
     from sandbox_env.grading.grader import Grader
-    from sandbox_env.verify.compile import compile_all
+    from sandbox_env.stages.compile import compile_all
 
     rows = compile_all()
     warm = Grader(backend, image, prewarm=1)
@@ -392,8 +392,8 @@ async def _grading_row(backend: DockerBackend, image: str, warm, name: str, task
 async def throughput(backend: DockerBackend, image: str, total: int) -> None:
     from sandbox_env.grading.grader import Grader
     from sandbox_env.sandbox.pool import default_pool_size
+    from sandbox_env.stages.compile import compile_all
     from sandbox_env.verify import reference_calls
-    from sandbox_env.verify.compile import compile_all
     from sandbox_env.verify.scripted import scripted_rollout
 
     by_family: dict[str, list] = {}

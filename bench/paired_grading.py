@@ -50,8 +50,8 @@ async def measure(args: argparse.Namespace) -> dict[str, list[float]]:
     from sandbox_env.grading.grader import Grader
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.docker import DockerBackend
+    from sandbox_env.stages.compile import compile_all
     from sandbox_env.verify import reference_calls
-    from sandbox_env.verify.compile import compile_all
     from sandbox_env.verify.scripted import scripted_rollout
 
     backend, image = DockerBackend(), ensure_image()

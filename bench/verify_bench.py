@@ -2,7 +2,7 @@
 
     python bench/verify_bench.py [--sample N] [--concurrency 2]
 
-Runs `build_tasks.py --verify`'s path for generated tasks (verify/generated.py `reverify`: every
+Runs `build_tasks.py --verify`'s path for generated tasks (stages/generate_orm.py `reverify`: every
 stored task's reference built twice, and every mutant, on each of its admitted fixture variants, in
 the runtime image, batched per variant and build) over all stored tasks or a seeded sample, and the
 pure-Python part of verification (the evaluator's rows re-derived on every variant) on its own.
@@ -28,7 +28,7 @@ from sandbox_env.generate.fixture import world  # noqa: E402
 from sandbox_env.generate.tree import from_canonical  # noqa: E402
 from sandbox_env.rollout.image import ensure_image  # noqa: E402
 from sandbox_env.sandbox.registry import make_backend  # noqa: E402
-from sandbox_env.verify.generated import reverify  # noqa: E402
+from sandbox_env.stages.generate_orm import reverify  # noqa: E402
 
 BOUND_SECONDS = 15 * 60  # the whole stored set on this 2-core machine
 

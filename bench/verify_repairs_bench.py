@@ -3,11 +3,11 @@
     python bench/verify_repairs_bench.py [--sample N] [--concurrency 2] [--only repairs|composed] [--no-alts]
 
 Runs `build_tasks.py --verify`'s paths over a seeded sample of N stored tasks of each group (all
-of a group when it has fewer): repair tasks per family through verify/repair.py
+of a group when it has fewer): repair tasks per family through stages/repair.py
 `reverify_controls` (the base task's reference once per base, the broken files, and every alt_*
 answer of the base under the repair row: orm cells batched per fixture variant, fastapi and
 django through grade_final in fresh grading containers), and the generated composed fastapi
-tasks through verify/compose.py `reverify` (the reference on two gradings, the empty and
+tasks through stages/compose.py `reverify` (the reference on two gradings, the empty and
 catch-all apps, the interaction wrong answers, every lifted and own mutant). Prints, per group,
 the seconds, the tasks per minute and the time projected for the group's whole stored set, the
 load average before and after it, and the projected total. `--no-alts` leaves the repairs' alt
@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sandbox_env.rollout.image import ensure_image  # noqa: E402
 from sandbox_env.sandbox.registry import make_backend  # noqa: E402
-from sandbox_env.verify.compile import compile_all  # noqa: E402
-from sandbox_env.verify.compose import reverify as reverify_composed  # noqa: E402
-from sandbox_env.verify.repair import reverify_controls  # noqa: E402
+from sandbox_env.stages.compile import compile_all  # noqa: E402
+from sandbox_env.stages.compose import reverify as reverify_composed  # noqa: E402
+from sandbox_env.stages.repair import reverify_controls  # noqa: E402
 
 FAMILIES = ("orm", "fastapi", "django")
 

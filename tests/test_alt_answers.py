@@ -1,7 +1,7 @@
 """The hand-written tasks' alternative correct answers (`alt_*`), checked on the host: no Docker.
 
 `build_tasks.py --verify` grades every alt through the real path and fails when one scores
-below 1.0, and grades a repair task's base alts under the repair row (verify/repair.py); these
+below 1.0, and grades a repair task's base alts under the repair row (stages/repair.py); these
 tests keep the set from shrinking unnoticed and keep each alt a real second route: a copy of
 the reference (or of another alt) proves nothing about the grader's tolerance of another way
 of writing the answer.
@@ -13,8 +13,9 @@ import ast
 
 import pytest
 
+from sandbox_env.stages.compile import compile_all
 from sandbox_env.verify.answers import alt_names, answers
-from sandbox_env.verify.compile import compile_all, task_folder, task_folders
+from sandbox_env.verify.base import task_folder, task_folders
 
 MINIMUM = {"orm": 20, "fastapi": 20, "django": 20}  # django also: every hand-written task has one
 

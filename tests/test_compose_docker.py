@@ -1,7 +1,7 @@
 """Composed fastapi tasks through real containers: a sample of the composer's path, verified again for real.
 
 One stored generated composed task goes through the command's own re-verification
-(verify/compose.py `reverify`, what `build_tasks.py --verify` runs for the tier): its
+(stages/compose.py `reverify`, what `build_tasks.py --verify` runs for the tier): its
 reference 1.0 on two gradings with no scoring error or tamper flag, the empty and catch-all
 apps at the bottom, every interaction wrong answer and every lifted and own mutant below 1.0.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from sandbox_env.generate import compose_store
-from sandbox_env.verify.compile import compile_all
-from sandbox_env.verify.compose import reverify
+from sandbox_env.stages.compile import compile_all
+from sandbox_env.stages.compose import reverify
 
 pytestmark = pytest.mark.docker
 

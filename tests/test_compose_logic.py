@@ -11,7 +11,7 @@ import pytest
 from sandbox_env.families.fastapi_checks import passes_for_catch_all
 from sandbox_env.generate import compose_logic as logic
 from sandbox_env.generate.compose_store import compile_composed
-from sandbox_env.verify.compose import parts_available, screen
+from sandbox_env.stages.compose import parts_available, screen
 
 API_WORDS = ("APIRouter", "Depends", "middleware", "exception_handler", "RequestValidationError", "include_router")
 
@@ -163,12 +163,12 @@ def test_every_stored_composed_task_is_what_its_parts_compose_to_and_screens_cle
 
     by_id = {p.task_id: p for p in parts}
     stored = compose_store.read()
-    assert stored, "no composed task is stored: python -m sandbox_env.verify.compose"
+    assert stored, "no composed task is stored: python -m sandbox_env.stages.compose"
     for record in stored:
         chosen = [by_id[i] for i in record["parts"]]
         assert logic.record_source(record, chosen) == record["reference"], record["task_id"]
         assert logic.record_text(record, chosen) == (record["spec"], record["coverage"]), (
-            f"{record['task_id']}: run python -m sandbox_env.verify.compose --respec"
+            f"{record['task_id']}: run python -m sandbox_env.stages.compose --respec"
         )
         assert screen(record, chosen) == [], record["task_id"]
         assert record["verified"]["mutants_killed"] > 0 and record["verified"]["catch_all"] <= 0.02

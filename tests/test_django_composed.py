@@ -23,7 +23,7 @@ import pytest
 from sandbox_env.families.django import FAMILY, HIDDEN_DIR, TESTS_DIR
 from sandbox_env.families.django_words import API_WORDS  # the words a spec must not use
 from sandbox_env.verify.answers import answers
-from sandbox_env.verify.compile import task_folders
+from sandbox_env.verify.base import task_folders
 from sandbox_env.verify.coverage import task_coverage_problems
 
 SINGLE = [f for f in task_folders("django") if "composed" not in tomllib.loads((f / "task.toml").read_text())]

@@ -395,8 +395,8 @@ def test_each_kind_renders_a_reference_that_differs_from_its_junk():
 @pytest.mark.docker
 async def test_one_candidate_of_every_kind_is_admitted_by_execution(backend, image):
     from sandbox_env.grading.grader import Grader
+    from sandbox_env.stages.generate_django import verify_record
     from sandbox_env.verify.base import VerifyContext
-    from sandbox_env.verify.dj_generate import verify_record
 
     records = [candidate(1, i, grammar=1) for i in range(3)] + [candidate(1, 2, "budget", grammar=1)]
     records += [candidate(1, 3, grammar=2), candidate(1, 4)]

@@ -21,7 +21,7 @@ import pytest
 from sandbox_env.families.fastapi import CHECK_CAPS, FAMILY
 from sandbox_env.families.fastapi_checks import CheckError
 from sandbox_env.families.fastapi_words import API_WORDS, DOCS_STRINGS  # the rule, shared with the generator
-from sandbox_env.verify.compile import task_folders
+from sandbox_env.verify.base import task_folders
 
 COMPOSED = [f for f in task_folders("fastapi") if "composed" in tomllib.loads((f / "task.toml").read_text())]
 

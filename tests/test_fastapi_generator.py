@@ -1,4 +1,4 @@
-"""The fastapi task generator (generate/api_*.py, verify/api_generate.py) on the host, and a sample in the image.
+"""The fastapi task generator (generate/api_*.py, stages/generate_fastapi.py) on the host, and a sample in the image.
 
 Host: the same seed gives the same candidates; the host screens admit what the generator draws
 and refuse what they exist to refuse (an API word in the spec, an uncovered sentence, a check
@@ -23,7 +23,7 @@ import pytest
 
 from sandbox_env.generate import api_store, api_tree
 from sandbox_env.generate.api_checks import NAMES, Oracle, json_key
-from sandbox_env.verify.api_generate import screen
+from sandbox_env.stages.generate_fastapi import screen
 from sandbox_env.verify.mutants import FASTAPI_OPERATORS, generate
 
 SAMPLE = 40
@@ -303,7 +303,7 @@ def _one_per_kind(seed: int = 1) -> list[dict]:
 async def test_one_candidate_per_node_kind_is_admitted_by_execution(image):
     from sandbox_env.grading.grader import Grader
     from sandbox_env.sandbox.registry import make_backend
-    from sandbox_env.verify.api_generate import verify_record
+    from sandbox_env.stages.generate_fastapi import verify_record
 
     backend = make_backend()
     try:

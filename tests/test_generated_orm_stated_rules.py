@@ -15,7 +15,7 @@ from sandbox_env.generate.render_spec import render_spec
 from sandbox_env.generate.sample import unseparated_trap
 from sandbox_env.generate.traps import trap_mistakes
 from sandbox_env.generate.tree import Every, FieldRef, Query, Text, from_canonical, walk
-from sandbox_env.verify.generated import host_problems, mutants_of
+from sandbox_env.stages.generate_orm import host_problems, mutants_of
 
 
 def test_every_stored_variant_tells_each_stated_rules_mistake_from_the_reference():

@@ -6,8 +6,8 @@ import pytest
 
 from sandbox_env.families import grade_final
 from sandbox_env.grading.grader import Grader
+from sandbox_env.stages.compile import compile_all
 from sandbox_env.verify import reference_calls
-from sandbox_env.verify.compile import compile_all
 from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker

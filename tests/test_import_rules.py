@@ -38,7 +38,7 @@ LAYERS = {
     2: {"grading"},
     3: {"families", "generate"},
     4: {"verify", "rollout"},
-    5: {"doors", "policy"},
+    5: {"doors", "policy", "stages"},
     6: {"cli"},
 }
 LAYER_OF = {part: layer for layer, parts in LAYERS.items() for part in parts}

@@ -464,7 +464,7 @@ def _one_candidate(rows):
 
 
 def test_a_mutant_that_gives_the_rows_on_either_insertion_order_is_a_survivor():
-    from sandbox_env.verify.generated import admit
+    from sandbox_env.stages.generate_orm import admit
 
     rows = [["a", 1], ["b", 1], ["c", 2]]
     other = [["b", 1], ["a", 1], ["c", 2]]
@@ -482,7 +482,7 @@ def test_a_mutant_that_gives_the_rows_on_either_insertion_order_is_a_survivor():
 
 
 def test_pruning_keeps_the_variants_that_still_admit_a_task_and_removes_one_left_with_too_few():
-    from sandbox_env.verify.generated import pruned
+    from sandbox_env.stages.generate_orm import pruned
 
     records = [
         {"task_id": "t1", "split": "train", "variants": {"0": [], "1": [], "2": []}},

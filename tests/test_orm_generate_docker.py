@@ -10,7 +10,7 @@ from sandbox_env.families.orm import FAMILY
 from sandbox_env.generate import store
 from sandbox_env.generate.measure import category
 from sandbox_env.generate.tree import from_canonical
-from sandbox_env.verify.generated import admit, candidates, execute, same_rows, select
+from sandbox_env.stages.generate_orm import admit, candidates, execute, same_rows, select
 from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker

@@ -78,7 +78,7 @@ async def test_a_seeded_world_builds_in_the_container_in_little_cpu_time(backend
 
 
 async def test_generated_queries_over_seeded_worlds_give_the_evaluators_rows_in_the_image(backend, image):
-    from sandbox_env.verify.generated import admit, candidates, execute, same_rows
+    from sandbox_env.stages.generate_orm import admit, candidates, execute, same_rows
 
     sample = candidates(seed=5, count=12, log=lambda *_: None, seeded=True)
     assert sample and all(set(c["screened"]) <= set(SEEDED) for c in sample)

@@ -1,7 +1,7 @@
 """Repair tasks through real containers: a sample of each family's repair path, set up and graded for real.
 
 For one stored repair task of each family: the re-verification path of the command
-(verify/repair.py `reverify`: the base reference 1.0, the broken files below 1.0 through
+(stages/repair.py `reverify`: the base reference 1.0, the broken files below 1.0 through
 the family's real grader, orm on every admitted fixture variant), a rollout that leaves the
 broken deliverable as set up (the null policy of a repair task: 0.0, never a harness
 fault), and a rollout that plays the base task's reference (1.0). For one repair of each family
@@ -16,9 +16,9 @@ import asyncio
 import pytest
 
 from sandbox_env.generate import repair_store
+from sandbox_env.stages.compile import compile_all
+from sandbox_env.stages.repair import alt_answers, reverify, reverify_controls
 from sandbox_env.verify import reference_calls
-from sandbox_env.verify.compile import compile_all
-from sandbox_env.verify.repair import alt_answers, reverify, reverify_controls
 from sandbox_env.verify.scripted import scripted_rollout
 
 pytestmark = pytest.mark.docker

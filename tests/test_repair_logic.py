@@ -12,7 +12,8 @@ from sandbox_env.families.base import TaskRow
 from sandbox_env.families.fastapi_checks import evaluate_check, normalize_check
 from sandbox_env.generate import repair_logic as logic
 from sandbox_env.generate import repair_store
-from sandbox_env.verify.compile import compile_all, task_folder
+from sandbox_env.stages.compile import compile_all
+from sandbox_env.verify.base import task_folder
 from sandbox_env.verify.mutants import FASTAPI_OPERATORS, generate
 
 SECRET = "Quixotic-Value-93"

@@ -33,7 +33,7 @@ def _families() -> set[str]:
 GENERATED_SAMPLE = {"orm": 6, "fastapi": 2, "django": 2}
 REPAIR_SAMPLE = 3  # repair tasks per family in these runs (test_repair_docker.py plays more paths)
 COMPOSED_SAMPLE = 3  # hand-written composed tasks in these runs (build_tasks.py --verify grades every one)
-GENERATED_COMPOSED_SAMPLE = 2  # generated composed fastapi tasks (verify.compose admitted each by execution)
+GENERATED_COMPOSED_SAMPLE = 2  # generated composed fastapi tasks (stages.compose admitted each by execution)
 # every hand-written reference is played per family (test_orm_docker, test_fastapi_docker, test_django_docker);
 # through vf-eval here: every HAND_EVERY-th of each family's, in id order
 HAND_EVERY = 3

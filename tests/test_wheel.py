@@ -150,7 +150,7 @@ def test_the_compiled_dataset_is_built_not_stored_and_every_wheel_carries_the_on
     import hashlib
     import zipfile
 
-    from sandbox_env.verify.compile import compile_all, write_dataset
+    from sandbox_env.stages.compile import compile_all, write_dataset
 
     tracked = subprocess.run(["git", "ls-files", "sandbox_env/data"], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
     assert "sandbox_env/data/tasks.jsonl" not in tracked.stdout.split()

@@ -52,7 +52,7 @@ REQUIRED = (
 )
 DATASET = "sandbox_env/data/tasks.jsonl"
 COMPILE = (
-    "import sys; from pathlib import Path; from sandbox_env.verify.compile import compile_all, write_dataset; "
+    "import sys; from pathlib import Path; from sandbox_env.stages.compile import compile_all, write_dataset; "
     "write_dataset(compile_all(), Path(sys.argv[1]))"
 )
 

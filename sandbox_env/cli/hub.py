@@ -33,7 +33,7 @@ import shutil
 from pathlib import Path
 
 from sandbox_env.constants import ENV_ID, REPO_ROOT
-from sandbox_env.verify.compile import compile_all, write_dataset
+from sandbox_env.stages.compile import compile_all, write_dataset
 
 ENV_DIR = REPO_ROOT / "environments" / ENV_ID
 TOP_PATTERNS = ("README.md", "pyproject.toml", "*.py")

@@ -447,9 +447,9 @@ def split_passthrough(argv: list[str]) -> tuple[list[str], list[str] | None]:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    """Draw, verify and write a private set of generated orm tasks from a seed (verify/generated.py)."""
+    """Draw, verify and write a private set of generated orm tasks from a seed (stages/generate_orm.py)."""
     from sandbox_env.generate.store import DEFAULT_SEED, GENERATED_FILE
-    from sandbox_env.verify.generated import main_generate
+    from sandbox_env.stages.generate_orm import main_generate
 
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")

@@ -2,18 +2,18 @@
 
     websandbox tasks [--family F] [--split S]   list every task (cli/tasks.py)
     websandbox tasks build [--verify] [--mutants] [--family F] [--task ID]
-                                                compile the sources into the dataset, and verify (verify/driver.py)
+                                                compile the sources into the dataset, and verify (stages/build.py)
     websandbox tasks freeze [ID ...]            orm: write a hand-written task's expected rows and variants
-    websandbox tasks generate --seed N ...      draw, verify and store generated orm tasks (verify/generated.py)
+    websandbox tasks generate --seed N ...      draw, verify and store generated orm tasks (stages/generate_orm.py)
     websandbox tasks reverify [--task ID] [--prune]
                                                 verify the stored generated orm tasks again
     websandbox tasks rerender                   re-render the stored generated tasks' English from their trees
-    websandbox tasks repair [--family F] ...    make, verify and store repair tasks (verify/repair.py)
-    websandbox tasks compose [--seed S] ...     compose, verify and store composed fastapi tasks (verify/compose.py)
+    websandbox tasks repair [--family F] ...    make, verify and store repair tasks (stages/repair.py)
+    websandbox tasks compose [--seed S] ...     compose, verify and store composed fastapi tasks (stages/compose.py)
     websandbox tasks generate_fastapi --seed S [--target N]
-                                                draw, verify and store generated fastapi tasks (verify/api_generate.py)
+                                                draw, verify and store generated fastapi tasks (stages/generate_fastapi.py)
     websandbox tasks generate_django --seed S [--target N]
-                                                draw, verify and store generated django tasks (verify/dj_generate.py)
+                                                draw, verify and store generated django tasks (stages/generate_django.py)
 
 Each stage is its module's own command, given the rest of the line (`websandbox tasks repair --help`
 shows that module's options); `python build_tasks.py` is `websandbox tasks build`, kept for the
@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 
 def _build(argv: list[str]) -> int:
-    from sandbox_env.verify.driver import main
+    from sandbox_env.stages.build import main
 
     return main(argv)
 
@@ -42,7 +42,7 @@ def _freeze(argv: list[str]) -> int:
 
 
 def _reverify(argv: list[str]) -> int:
-    from sandbox_env.verify.generated import main
+    from sandbox_env.stages.generate_orm import main
 
     return main(argv)
 
@@ -54,25 +54,25 @@ def _rerender(argv: list[str]) -> int:
 
 
 def _repair(argv: list[str]) -> int:
-    from sandbox_env.verify.repair import main
+    from sandbox_env.stages.repair import main
 
     return main(argv)
 
 
 def _compose(argv: list[str]) -> int:
-    from sandbox_env.verify.compose import main
+    from sandbox_env.stages.compose import main
 
     return main(argv)
 
 
 def _generate_fastapi(argv: list[str]) -> int:
-    from sandbox_env.verify.api_generate import main
+    from sandbox_env.stages.generate_fastapi import main
 
     return main(argv)
 
 
 def _generate_django(argv: list[str]) -> int:
-    from sandbox_env.verify.dj_generate import main
+    from sandbox_env.stages.generate_django import main
 
     return main(argv)
 

@@ -4,7 +4,7 @@ Such a spec says what a client sends and gets back, never which FastAPI call to 
 (`API_WORDS`: identifiers that name the technique instead of the behaviour), and carries no
 string of FastAPI's own documentation examples (`DOCS_STRINGS`), which a policy could match
 against the docs instead of reading the spec. tests/test_fastapi_composed.py holds the
-hand-written composed specs to this rule; verify/api_generate.py's screen holds every generated
+hand-written composed specs to this rule; stages/generate_fastapi.py's screen holds every generated
 spec to it before any container starts.
 """
 

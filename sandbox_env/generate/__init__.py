@@ -18,7 +18,7 @@ Modules, one job each:
   compose_store composed tasks as JSON lines, and how a line becomes a task row
 
 Verification by execution (the image's Django over the image's fixture databases, mutants)
-lives in sandbox_env/verify/generated.py, verify/repair.py and verify/compose.py; this package never starts a
+lives in sandbox_env/stages/generate_orm.py, stages/repair.py and stages/compose.py; this package never starts a
 container.
 """
 

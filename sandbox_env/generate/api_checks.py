@@ -3,7 +3,7 @@
 The expected answers come from `Oracle`: plain Python over the tree (generate/api_tree.py) that
 keeps the records as dicts and applies the field rules as the spec states them. It never runs
 the reference, and the reference (api_reference.py) never reads it: the two meet only in the
-verification by execution (verify/api_generate.py), where a disagreement drops the task.
+verification by execution (stages/generate_fastapi.py), where a disagreement drops the task.
 
 Tokens (`Tokens`, families/fastapi_vary.py's `[[vary]]`): every value a check sends that an
 answer could give back or depend on is a token drawn afresh per grading: the records' texts,

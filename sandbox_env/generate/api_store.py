@@ -7,7 +7,7 @@ own stream, so the same (seed, index, grammar) gives the same record byte for by
 under grammar 2 or later carries `grammar`; a line without it was drawn under grammar 1
 (`grammar_of`), so every stored line redraws under the grammar it was drawn with.
 
-`python -m sandbox_env.verify.api_generate` verifies candidates in the image and writes the
+`python -m sandbox_env.stages.generate_fastapi` verifies candidates in the image and writes the
 admitted ones to sandbox_env/data/generated_fastapi.jsonl (committed); `build_tasks.py` reads
 it with no container. A line is self-contained (tree, spec, reference, checks, vary, coverage,
 split, signature, measures, the seed and index it was drawn from, and `verified`: what its

@@ -3,7 +3,7 @@
 Pure logic (no container): which references can become a part, how a reference becomes a
 router under its own prefix, the composed reference, its checks, its spec and its coverage
 mapping, and the wrong answers that stand for each app-wide rule missing or misapplied.
-verify/compose.py runs them in the image and generate/compose_store.py stores what passes.
+stages/compose.py runs them in the image and generate/compose_store.py stores what passes.
 
 A part is a hand-written fastapi task whose reference only declares routes on a plain
 `app = FastAPI()` (no app-level options, handlers, middleware, mounts or lifespan: those are
@@ -26,7 +26,7 @@ The app-wide rules (`RULES`), whose effect on the parts is the point:
 The spec states each rule as behaviour (what a client sends and gets), never the FastAPI
 construct that produces it.
 
-Verification (verify/compose.py) asks, by execution: the composed reference 1.0 twice (two
+Verification (stages/compose.py) asks, by execution: the composed reference 1.0 twice (two
 draws), the catch-all and empty controls at most 0.02 and 0, every mutant of the composed
 reference (verify/mutants.py's fastapi operators, so every part's mutants lifted and the
 rules' own) below 1.0, and every interaction wrong answer below 1.0; spec coverage of the

@@ -1,6 +1,6 @@
 """Verified composed fastapi tasks as JSON lines, and how a line becomes a task row.
 
-`python -m sandbox_env.verify.compose` composes and verifies tasks in containers and writes
+`python -m sandbox_env.stages.compose` composes and verifies tasks in containers and writes
 sandbox_env/data/composed_tasks.jsonl (committed); `build_tasks.py` reads it with no container.
 A line holds what generate/compose_logic.compose made (the parts' ids, prefixes, rules and
 their values, spec, reference, checks, drawn-token declarations, coverage entries, split,

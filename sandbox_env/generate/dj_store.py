@@ -1,6 +1,6 @@
 """Verified generated django tasks as JSON lines, and how a line becomes a task row.
 
-`websandbox tasks generate_django` (verify/dj_generate.py) draws candidates
+`websandbox tasks generate_django` (stages/generate_django.py) draws candidates
 (generate/dj_task.py), verifies them in the image and writes
 sandbox_env/data/generated_django.jsonl; `build_tasks.py` reads it with no container.
 

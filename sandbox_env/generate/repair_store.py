@@ -1,6 +1,6 @@
 """Verified repair tasks as JSON lines, and what turns a line into a task row over its base task.
 
-`python -m sandbox_env.verify.repair` verifies repair tasks in containers and writes
+`python -m sandbox_env.stages.repair` verifies repair tasks in containers and writes
 sandbox_env/data/repair_tasks.jsonl (committed); `build_tasks.py` reads it with no container
 and compiles each line over its base task (a hand-written task or a generated orm task):
 the base's spec, grader, checks, tests and rows, unchanged, plus the broken deliverable in

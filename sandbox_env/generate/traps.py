@@ -6,7 +6,7 @@ the reward does not enforce: a policy that breaks it on one task scores 1.0 and 
 noise exactly where the difficulty score counts. So each kind of stated rule has mistakes here,
 each a whole tree that makes the mistake the way a model would write it, and a fixture variant
 admits a task only where every mistake of the rules its spec states gives other rows than the
-reference (sample.screen_variant, over the evaluator; verify/generated.py also runs each
+reference (sample.screen_variant, over the evaluator; stages/generate_orm.py also runs each
 mistake, rendered to ORM code like the reference, in the image as one more mutant).
 
 | rule the spec states | the mistake |

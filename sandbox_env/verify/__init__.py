@@ -1,7 +1,8 @@
-"""Task verification: compiling task sources, references as tool calls, controls, the verify driver.
+"""Task verification by execution: references as tool calls, controls, other answers, mutants, scripted rollouts.
 
 Families hold only prompt, setup, collect and grade; everything that checks tasks
-(and knows their reference solutions) lives here, behind `FamilyVerifier`.
+(and knows their reference solutions) lives here, behind `FamilyVerifier`. The stages that
+drive it (compile, build, generate, repair, compose) are `sandbox_env/stages/`, above it.
 """
 
 from __future__ import annotations
@@ -10,8 +11,7 @@ import importlib
 from typing import Any
 
 from sandbox_env.families import FAMILY_NAMES
-from sandbox_env.verify.base import Control, FamilyVerifier, VerifyContext
-from sandbox_env.verify.compile import task_folder
+from sandbox_env.verify.base import Control, FamilyVerifier, VerifyContext, task_folder
 
 __all__ = ["Control", "FamilyVerifier", "VerifyContext", "get_verifier", "reference_calls"]
 

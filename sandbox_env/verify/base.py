@@ -2,7 +2,8 @@
 
 A family verifier knows how to solve a task (its reference as tool calls), how to
 check a task for real (`verify_task` → controls that must each come out as stated),
-and how to summarize a family's controls. Families never import this package.
+and how to summarize a family's controls. Families never import this package. A hand-written
+task's sources live in its folder (`task_folder`), which verification and the stages read.
 """
 
 from __future__ import annotations
@@ -11,10 +12,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from sandbox_env.constants import TASKS_DIR
 from sandbox_env.families.base import TaskRow
 from sandbox_env.sandbox import SandboxBackend
 
 HEREDOC = "WEBSANDBOX_EOF"
+
+
+def task_folder(family: str, task_id: str) -> Path:
+    """Where a hand-written task's sources are (a generated, repair or composed task has no folder)."""
+    return TASKS_DIR / family / task_id
+
+
+def task_folders(family: str) -> list[Path]:
+    """Every hand-written task folder of a family, in name order."""
+    base = TASKS_DIR / family
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.iterdir() if (p / "task.toml").is_file())
 
 
 @dataclass

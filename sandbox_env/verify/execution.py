@@ -1,6 +1,6 @@
 """Admission by execution, shared by the generators that verify fastapi candidates in the image.
 
-One rule, used by verify/compose.py (composed tasks) and verify/api_generate.py (generated
+One rule, used by stages/compose.py (composed tasks) and stages/generate_fastapi.py (generated
 tasks): the reference scores 1.0 on `draws` gradings (each grading draws the task's tokens
 afresh), with no scoring error and no tamper flag; the empty app scores 0.0 and the catch-all
 app at most CATCH_ALL_BOUND; then every entry of every pool (wrong answers, mutants: {name:

@@ -17,7 +17,7 @@ from sandbox_env.families import grade_final
 from sandbox_env.generate import compose_logic as logic
 from sandbox_env.generate import compose_store
 from sandbox_env.grading.grader import Grader
-from sandbox_env.verify.compose import parts_available
+from sandbox_env.stages.compose import parts_available
 
 pytestmark = pytest.mark.docker
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.docker
 def _stored(rule: str) -> tuple[dict, list[logic.ComposableTask]]:
     by_id = {p.task_id: p for p in parts_available()}
     records = sorted((r for r in compose_store.read() if rule in r["rules"]), key=lambda r: r["task_id"])
-    assert records, f"no stored composed task has the {rule} rule: run python -m sandbox_env.verify.compose"
+    assert records, f"no stored composed task has the {rule} rule: run python -m sandbox_env.stages.compose"
     record = records[0]
     return record, [by_id[i] for i in record["parts"]]
 

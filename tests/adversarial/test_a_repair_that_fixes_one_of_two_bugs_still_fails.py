@@ -15,8 +15,8 @@ import pytest
 from sandbox_env.families import grade_final
 from sandbox_env.generate import repair_store
 from sandbox_env.grading.grader import Grader
-from sandbox_env.verify.compile import compile_all
-from sandbox_env.verify.repair import bases
+from sandbox_env.stages.compile import compile_all
+from sandbox_env.stages.repair import bases
 
 pytestmark = pytest.mark.docker
 

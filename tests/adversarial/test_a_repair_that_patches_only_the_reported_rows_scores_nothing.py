@@ -15,8 +15,8 @@ import re
 import pytest
 
 from sandbox_env.generate import repair_store
+from sandbox_env.stages.compile import compile_all
 from sandbox_env.verify import reference_calls
-from sandbox_env.verify.compile import compile_all
 from sandbox_env.verify.sensitivity import OrmSession
 
 pytestmark = pytest.mark.docker

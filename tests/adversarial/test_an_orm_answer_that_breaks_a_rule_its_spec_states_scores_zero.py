@@ -21,7 +21,7 @@ from sandbox_env.generate import store
 from sandbox_env.generate.render_orm import render_orm
 from sandbox_env.generate.traps import trap_mistakes
 from sandbox_env.generate.tree import from_canonical
-from sandbox_env.verify.compile import task_folders
+from sandbox_env.verify.base import task_folders
 from sandbox_env.verify.mutants import ORM_STATED_RULE_OPERATORS
 from sandbox_env.verify.scripted import scripted_rollout
 from sandbox_env.verify.sensitivity import declared_equivalents, orm_mutants

@@ -5,7 +5,7 @@ lowest first"). A policy that writes only the first key gets rows in whatever or
 meets tied rows, which is the engine's plan over the insertion order, not the data: where that
 order happens to match the tiebreak, the answer scores 1.0 without following the rule. Over
 thousands of rollouts a policy finds every variant where it does, and learns to skip tiebreaks.
-The defence (verify/generated.py): a fixture variant is admitted for a task only when the
+The defence (stages/generate_orm.py): a fixture variant is admitted for a task only when the
 dropped-tiebreak mutant gives other rows on both insertion orders, so no admitted variant
 rewards the dropped key by accident. This test attacks through real rollouts: for stored
 generated tasks, the reference with its last ordering key removed (and with that key's

@@ -1,7 +1,7 @@
 """Compose fastapi tasks, verify them in the real image, and store the ones that pass.
 
-    python -m sandbox_env.verify.compose [--seed S] [--target N] [--concurrency C] [--out FILE]
-    python -m sandbox_env.verify.compose --respec     # wording changes: re-render the stored specs, no container
+    python -m sandbox_env.stages.compose [--seed S] [--target N] [--concurrency C] [--out FILE]
+    python -m sandbox_env.stages.compose --respec     # wording changes: re-render the stored specs, no container
 
 Combinations of parts are drawn from the seed (generate/compose_logic.draw_combinations);
 each is composed, screened on the host, then verified by execution through the fastapi
@@ -41,7 +41,7 @@ from sandbox_env.verify.execution import admit
 def parts_available() -> list[logic.ComposableTask]:
     """Every hand-written fastapi task that can be a part, with its compiled checks and its coverage."""
     from sandbox_env.families import get_family
-    from sandbox_env.verify.compile import task_folders
+    from sandbox_env.verify.base import task_folders
 
     fam = get_family("fastapi")
     out = []
@@ -96,7 +96,7 @@ def mutant_plan(record: dict[str, Any], parts: list[logic.ComposableTask], row: 
     mutant of the composed reference (the rules, the routers, the includes) is graded on all
     checks.
     """
-    from sandbox_env.verify.compile import task_folder
+    from sandbox_env.verify.base import task_folder
     from sandbox_env.verify.mutants import FASTAPI_OPERATORS, generate
     from sandbox_env.verify.sensitivity import declared_equivalents
 
@@ -233,7 +233,7 @@ def respec(path: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sandbox_env.verify.compose", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m sandbox_env.stages.compose", description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--target", type=int, default=10, help="stop after admitting this many new tasks")
     ap.add_argument("--concurrency", type=int, default=2)

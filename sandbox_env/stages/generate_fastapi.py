@@ -1,6 +1,6 @@
 """Draw generated fastapi tasks from a seed, verify them in the real image, and store the ones that pass.
 
-    python -m sandbox_env.verify.api_generate [--seed S] [--target N] [--concurrency C] [--out FILE]
+    python -m sandbox_env.stages.generate_fastapi [--seed S] [--target N] [--concurrency C] [--out FILE]
     websandbox tasks generate_fastapi --seed S --target N     (the same command)
     websandbox tasks generate_fastapi --respec                 (wording changes: re-render the stored specs, no container)
 
@@ -211,7 +211,7 @@ def respec(path: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sandbox_env.verify.api_generate", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m sandbox_env.stages.generate_fastapi", description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--target", type=int, default=10, help="stop after admitting this many new tasks")
     ap.add_argument("--limit", type=int, default=100_000, help="draw at most this many candidates")

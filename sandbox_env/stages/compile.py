@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from sandbox_env.constants import DATA_FILE, TASKS_DIR
+from sandbox_env.constants import DATA_FILE
 from sandbox_env.families import FAMILY_NAMES, get_family
 from sandbox_env.families.base import TaskRow
 from sandbox_env.generate.api_store import compile_generated_fastapi
@@ -20,17 +20,7 @@ from sandbox_env.generate.repair_store import read as read_repairs
 from sandbox_env.generate.store import GENERATED_FILE
 from sandbox_env.generate.store import read as read_generated
 from sandbox_env.verify.answers import alt_names
-
-
-def task_folder(family: str, task_id: str) -> Path:
-    return TASKS_DIR / family / task_id
-
-
-def task_folders(family: str) -> list[Path]:
-    base = TASKS_DIR / family
-    if not base.is_dir():
-        return []
-    return sorted(p for p in base.iterdir() if (p / "task.toml").is_file())
+from sandbox_env.verify.base import task_folder, task_folders
 
 
 def compile_generated(path: Path = GENERATED_FILE) -> list[TaskRow]:
@@ -46,7 +36,7 @@ def compile_repairs(
 
     Each row's `measures["alts"]` names its base task's alt_* answers (read from the base's folder here,
     never stored): correct answers written another way, which `build_tasks.py --verify` grades under the
-    repair row (verify/repair.py).
+    repair row (stages/repair.py).
     """
     out = []
     for record in read_repairs(path):

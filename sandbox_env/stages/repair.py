@@ -1,6 +1,6 @@
 """Make and verify repair tasks in the real image, and store them (generate/repair_store.py).
 
-    python -m sandbox_env.verify.repair [--family F] [--limit N] [--generated N] [--concurrency C]
+    python -m sandbox_env.stages.repair [--family F] [--limit N] [--generated N] [--concurrency C]
 
 For every reference (hand-written tasks of the three families, and --generated N generated
 orm tasks), the candidates are its `wrong_*` answers and `naive/` deliverable and the
@@ -8,7 +8,7 @@ mutants of verify/mutants.py (declared equivalents left out), taken in an order 
 a hash of their names; then pairs merged from two verified singles (repair_logic.merge).
 
 Verified by execution, like every task:
-- orm: one container per fixture variant runs every candidate's cell (verify/generated.py's
+- orm: one container per fixture variant runs every candidate's cell (stages/generate_orm.py's
   batch runner); each answer is graded by the orm family's own `grade` on that variant's rows.
   The reference must score 1.0 and the broken cell below 1.0 on every variant the task admits
   (a rollout may be given any of them), and a pair must differ from each of its singles on
@@ -71,7 +71,7 @@ def _ordered(base_id: str, singles: list[dict[str, Any]]) -> list[dict[str, Any]
 def bases(family: str, generated: int = 0) -> list[dict[str, Any]]:
     """Every reference of `family`: its compiled row, reference files and single candidates, in order."""
     from sandbox_env.families import get_family
-    from sandbox_env.verify.compile import task_folders
+    from sandbox_env.verify.base import task_folders
     from sandbox_env.verify.sensitivity import mutants_of
 
     fam = get_family(family)
@@ -117,7 +117,7 @@ def bases(family: str, generated: int = 0) -> list[dict[str, Any]]:
         out.append({"row": row, "ref": ref, "singles": _ordered(row.task_id, singles)})
     if family == "orm" and generated:
         from sandbox_env.generate.store import read
-        from sandbox_env.verify.generated import mutants_of as gen_mutants
+        from sandbox_env.stages.generate_orm import mutants_of as gen_mutants
 
         records = sorted(read(), key=lambda r: logic.order_key("generated", r["task_id"]))[:generated]
         for r in records:
@@ -199,7 +199,7 @@ async def _orm_rows(
     backend: Any, image: str, cells: dict[str, tuple[str, list[int]]], concurrency: int
 ) -> dict[str, dict[int, Any]]:
     """{key: {variant: rows | {"error"}}}: every cell on each of its variants, one container per variant."""
-    from sandbox_env.verify.generated import run_cells
+    from sandbox_env.stages.generate_orm import run_cells
 
     variants = sorted({v for _, vs in cells.values() for v in vs})
     sem = asyncio.Semaphore(concurrency)
@@ -370,7 +370,7 @@ def alt_answers(row: TaskRow) -> dict[str, dict[str, str]]:
     the alt folder's). A base with no folder (a generated orm task) has none.
     """
     from sandbox_env.verify.answers import answers
-    from sandbox_env.verify.compile import task_folder
+    from sandbox_env.verify.base import task_folder
 
     folder = task_folder(row.family, row.base_task)
     found = answers(row.family, folder)
@@ -488,7 +488,7 @@ async def reverify(
 
 
 def _reference_files(row: TaskRow) -> dict[str, str]:
-    from sandbox_env.verify.compile import task_folder
+    from sandbox_env.verify.base import task_folder
 
     folder = task_folder(row.family, row.base_task)
     if row.family == "fastapi":
@@ -584,7 +584,7 @@ async def generate(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sandbox_env.verify.repair", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m sandbox_env.stages.repair", description=__doc__.splitlines()[0])
     ap.add_argument("--family", action="append", choices=("orm", "fastapi", "django"), help="only this family (repeatable)")
     ap.add_argument("--limit", type=int, help="at most this many references per family in this run")
     ap.add_argument("--generated", type=int, default=0, help="also repair this many generated orm tasks")

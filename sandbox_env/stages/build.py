@@ -6,7 +6,7 @@
     python build_tasks.py --verify --mutants  # also every reference's mutants (sandbox_env/verify/sensitivity.py)
 
 Generated orm tasks, repair tasks and composed tasks are verified by their own re-verification
-(verify/generated.py, verify/repair.py, verify/compose.py): the stored answers graded again in the
+(stages/generate_orm.py, stages/repair.py, stages/compose.py): the stored answers graded again in the
 image; a repair task's base alt_* answers are graded under the repair row too (controls alt_<name>).
 
 Each family's verifier (sandbox_env/verify/<family>.py) returns controls for a task and
@@ -25,10 +25,10 @@ from sandbox_env.constants import DATA_FILE, DEFAULTS
 from sandbox_env.dataset import load_rows, split_summary
 from sandbox_env.families import FAMILY_NAMES
 from sandbox_env.families.base import TaskRow
+from sandbox_env.stages.compile import compile_all, write_dataset
 from sandbox_env.verify import get_verifier
 from sandbox_env.verify.answers import answer_controls
-from sandbox_env.verify.base import Control, VerifyContext
-from sandbox_env.verify.compile import compile_all, task_folder, write_dataset
+from sandbox_env.verify.base import Control, VerifyContext, task_folder
 from sandbox_env.verify.coverage import coverage_controls
 
 
@@ -121,34 +121,34 @@ def main(argv: list[str] | None = None) -> int:
     if not args.verify and not args.mutants:
         return 0
     chosen = [r for r in rows if (not args.family or r.family in args.family) and (not args.task or r.task_id in args.task)]
-    api = [r for r in chosen if r.source == "generated" and r.family == "fastapi"]  # verify/api_generate.py
+    api = [r for r in chosen if r.source == "generated" and r.family == "fastapi"]  # stages/generate_fastapi.py
     generated = [r for r in chosen if r.source == "generated" and r.family != "fastapi"]
     repairs = [r for r in chosen if r.source == "repair"]
     composed = [r for r in chosen if r.source == "composed"]
     chosen = [r for r in chosen if r.source not in ("generated", "repair", "composed")]
     if api and args.verify:
-        from sandbox_env.verify.api_generate import main_reverify as reverify_api
+        from sandbox_env.stages.generate_fastapi import main_reverify as reverify_api
 
         if reverify_api(api, args.concurrency) != 0:
             return 1
         if not chosen and not generated and not repairs and not composed:
             return 0
     if composed and args.verify:
-        from sandbox_env.verify.compose import main_reverify as reverify_composed
+        from sandbox_env.stages.compose import main_reverify as reverify_composed
 
         if reverify_composed(composed, args.concurrency) != 0:
             return 1
         if not chosen and not generated and not repairs:
             return 0
     if repairs and args.verify:
-        from sandbox_env.verify.repair import main_reverify as reverify_repairs
+        from sandbox_env.stages.repair import main_reverify as reverify_repairs
 
         if reverify_repairs(repairs, args.concurrency) != 0:
             return 1
         if not chosen and not generated:
             return 0
     if generated and args.verify:
-        from sandbox_env.verify.generated import main_reverify
+        from sandbox_env.stages.generate_orm import main_reverify
 
         if main_reverify({r.task_id for r in generated}, args.concurrency) != 0:
             return 1
