@@ -96,3 +96,27 @@ stage-push: setup
 	@test -n "$(DIR)" || { echo "usage: make stage-push DIR=a-new-folder (then: cd DIR && prime env push)"; exit 2; }
 	$(PY) build_tasks.py
 	websandbox stage-push $(DIR)
+
+# Podman as a host (README, "Podman"; sandbox_env/sandbox/podman.py): installs Podman and catatonit (its
+# `--init`) where missing, starts `podman system service` on WEBSANDBOX_PODMAN_HOST's socket (default: the
+# one `podman info` names) when nothing answers there, and copies the runtime image from Docker's storage
+# into Podman's. Each step is skipped when already done.
+.PHONY: podman
+PODMAN_URL = $(PY) -c 'from sandbox_env.sandbox.podman import podman_url; print(podman_url())'
+PODMAN_PING = $(PY) -c 'from sandbox_env.sandbox.podman import podman_client; podman_client()' 2>/dev/null
+podman: image
+	@command -v podman >/dev/null && test -x /usr/libexec/podman/catatonit || { \
+	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman catatonit; }
+	@url=$$($(PODMAN_URL)); log=$${XDG_RUNTIME_DIR:-/tmp}/websandbox-podman.log; \
+	case "$$url" in unix://*) ;; *) echo "make podman starts a service on a unix:// socket, not $$url"; exit 2;; esac; \
+	$(PODMAN_PING) || { \
+	  echo "starting podman system service on $$url (log: $$log)"; \
+	  mkdir -p "$$(dirname "$${url#unix://}")"; \
+	  setsid nohup podman system service --time=0 "$$url" >"$$log" 2>&1 </dev/null & \
+	  for i in $$(seq 50); do $(PODMAN_PING) && break; sleep 0.2; done; \
+	  $(PODMAN_PING) || { echo "Podman's service did not answer on $$url: see $$log"; exit 1; }; }
+	@tag=$$($(PY) -c 'from sandbox_env.rollout.image import image_tag; print(image_tag())'); \
+	podman image exists "$$tag" || { echo "copying $$tag from Docker into Podman's storage"; \
+	  docker save "$$tag" | podman load -q >/dev/null && podman image exists "$$tag"; }

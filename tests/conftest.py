@@ -2,7 +2,9 @@
 
 Tests marked `docker` start real containers. Without a reachable engine they are
 skipped locally, but under CI=true that is a failure: a suite that skips
-everything proves nothing.
+everything proves nothing. Tests marked `podman` start them on Podman's service
+(sandbox/podman.py): skipped where it does not answer, a failure under CI=true when
+WEBSANDBOX_PODMAN=1 says that CI started it (`make podman`).
 
 Tests marked `slow` form the slow tier (`make test-slow`, part of `make test-full`, left out of
 `make test-all` and so of CI): a test belongs there only when a quicker test of the default run
@@ -38,7 +40,22 @@ def _engine_problem() -> str | None:
         return str(exc)
 
 
+def _podman_problem() -> str | None:
+    from sandbox_env.sandbox.podman import PodmanUnavailableError, podman_client
+
+    try:
+        podman_client()
+        return None
+    except PodmanUnavailableError as exc:
+        return str(exc)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "podman: starts real containers on Podman's service (`make podman`)")
+
+
 def pytest_collection_modifyitems(config, items):
+    _skip_podman_unless_reachable(items)
     problem = _engine_problem()
     if problem is None:
         return
@@ -50,11 +67,45 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def _podman_required() -> bool:
+    """CI set Podman up (`make podman`) and says so: its tests must run."""
+    return os.environ.get("CI", "").lower() == "true" and os.environ.get("WEBSANDBOX_PODMAN") == "1"
+
+
+def _skip_podman_unless_reachable(items) -> None:
+    """Tests marked `podman` run where Podman's service answers; under CI=true with WEBSANDBOX_PODMAN=1 it must."""
+    wanted = [item for item in items if "podman" in item.keywords]
+    problem = _podman_problem() if wanted else None
+    if problem is None:
+        return
+    if _podman_required():
+        raise pytest.UsageError(f"CI=true, WEBSANDBOX_PODMAN=1 and Podman's service is unreachable: {problem}")
+    skip = pytest.mark.skip(reason=f"Podman's service unreachable (`make podman` starts it): {problem}")
+    for item in wanted:
+        item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def image() -> str:
     from sandbox_env.rollout.image import ensure_image
 
     return ensure_image()
+
+
+@pytest.fixture(scope="session")
+def podman_image() -> str:
+    """The runtime image in Podman's storage (`make podman` copies it there from Docker's): a skip where it is
+    missing, a failure where CI set Podman up (WEBSANDBOX_PODMAN=1)."""
+    from sandbox_env.rollout.image import image_tag
+    from sandbox_env.sandbox.registry import backend_tools
+
+    tag = image_tag()
+    if not backend_tools("podman").image_exists(tag):
+        missing = f"{tag} is not in Podman's storage: run `make podman` (it copies it there from Docker's)"
+        if _podman_required():
+            pytest.fail(missing)
+        pytest.skip(missing)
+    return tag
 
 
 @pytest.fixture(scope="session")

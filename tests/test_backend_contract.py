@@ -1,7 +1,8 @@
 """Every sandbox backend keeps the contract of tests/backend_contract.py, on real sandboxes.
 
-Two backends: Docker, and the local test backend (local_backend.py: the real agent in a
-PID namespace, registered here because it gives no isolation). One backend of each name
+Three backends: Docker, Podman (the Docker backend over Podman's compatible API, where its
+service answers: `make podman`), and the local test backend (local_backend.py: the real agent
+in a PID namespace, registered here because it gives no isolation). One backend of each name
 for the whole module (made through the registry, as the front doors make theirs); the
 contract's checks run in order, teardown last. Each backend brings its own way to starve
 a sandbox for the starved check.
@@ -21,6 +22,7 @@ register_local_backend()
 
 BACKENDS = [
     pytest.param("docker", marks=pytest.mark.docker),
+    pytest.param("podman", marks=pytest.mark.podman),
     pytest.param(LOCAL, marks=pytest.mark.skipif(available() is not None, reason=str(available()))),
 ]
 
@@ -31,11 +33,26 @@ def _docker_starve(sandbox_id: str) -> None:
     starve(sandbox_id, 20_000_000)  # `docker update --cpus 0.02`
 
 
+def _podman_starve(backend):
+    from sandbox_env.sandbox.podman import update_resources
+
+    return lambda sandbox_id: update_resources(backend._api, sandbox_id, {"cpu": {"quota": 2000, "period": 100_000}})
+
+
+IMAGES = {"docker": "image", "podman": "podman_image"}
+
+
 @pytest.fixture(scope="module", params=BACKENDS)
 def contract_backend(request):
+    name = IMAGES.get(request.param)
+    image = request.getfixturevalue(name) if name else "no image: a local folder"
     backend = make_backend(request.param)
-    image = request.getfixturevalue("image") if request.param == "docker" else "no image: a local folder"
-    starve = _docker_starve if request.param == "docker" else backend.starve
+    if request.param == "docker":
+        starve = _docker_starve
+    elif request.param == "podman":
+        starve = _podman_starve(backend)  # `podman update --cpus 0.02`: its compatible API has no update
+    else:
+        starve = backend.starve
     yield backend, image, starve
     backend.teardown()
 

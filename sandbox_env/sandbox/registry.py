@@ -56,8 +56,9 @@ class BackendTools:
 
 
 DEFAULT_BACKEND = "docker"
-_BUILTIN = {"docker": "sandbox_env.sandbox.docker:DockerBackend"}
-_BUILTIN_TOOLS = {"docker": "sandbox_env.sandbox.docker.tools:TOOLS"}
+# Podman is the Docker backend over Podman's Docker-compatible API, with its differences (podman.py)
+_BUILTIN = {"docker": "sandbox_env.sandbox.docker:DockerBackend", "podman": "sandbox_env.sandbox.podman:PodmanBackend"}
+_BUILTIN_TOOLS = {"docker": "sandbox_env.sandbox.docker.tools:TOOLS", "podman": "sandbox_env.sandbox.podman:TOOLS"}
 _registered: dict[str, BackendFactory] = {}
 _registered_tools: dict[str, BackendTools] = {}
 

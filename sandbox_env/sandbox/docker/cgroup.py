@@ -14,7 +14,9 @@ container's processes, read on the host. Read per container, by container id:
 | memory limit | `memory.max` | `memory/memory.limit_in_bytes` |
 
 A container's directory is `docker/<id>` (cgroupfs driver) or `system.slice/docker-<id>.scope`
-(systemd driver) under each hierarchy. Where none is found (an engine on another host, a
+(systemd driver) under each hierarchy; Podman's (sandbox/podman.py) are `libpod_parent/libpod-<id>`
+and `machine.slice/libpod-<id>.scope`. Both engines keep their per-container helper (Docker's
+shim, Podman's conmon) outside that directory. Where none is found (an engine on another host, a
 cgroup namespace that hides the host's tree), `sample` returns None and sandbox/blame.py treats
 the evidence as missing, which never counts against the submission.
 
@@ -134,7 +136,12 @@ def _field(text: str | None, key: str) -> int | None:
 
 
 def _leaf(parent: Path, cid: str) -> Path | None:
-    for d in (parent / "docker" / cid, parent / "system.slice" / f"docker-{cid}.scope"):
+    for d in (
+        parent / "docker" / cid,
+        parent / "system.slice" / f"docker-{cid}.scope",
+        parent / "libpod_parent" / f"libpod-{cid}",
+        parent / "machine.slice" / f"libpod-{cid}.scope",
+    ):
         if d.is_dir():
             return d
     return None

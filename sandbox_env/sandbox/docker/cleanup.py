@@ -30,8 +30,8 @@ from sandbox_env.sandbox.owner import OwnerLiveness, owner_liveness, process_sta
 from sandbox_env.sandbox.runs import run_is_live
 
 
-def owner_liveness_here(labels: dict[str, str]) -> OwnerLiveness:
-    """gc's judgement of one container's owner, made on this machine."""
+def owner_liveness_here(labels: dict[str, str], url: str | None = None) -> OwnerLiveness:
+    """gc's judgement of one container's owner, made on this machine (`url`: the engine's, else DOCKER_HOST's)."""
     return owner_liveness(
         labels.get(LABEL_OWNER),
         run=labels.get(LABEL_RUN, ""),
@@ -40,15 +40,18 @@ def owner_liveness_here(labels: dict[str, str]) -> OwnerLiveness:
         scope=this_scope(),
         run_live=run_is_live,
         probe=process_start,
-        local_engine=engine_on_local_socket(),
+        local_engine=engine_on_local_socket(url),
     )
 
 
-def survey(only: str | None = None) -> list[tuple[dict[str, Any], OwnerLiveness]]:
-    """Every websandbox container on the engine (`only`: that also carry this label, `key` or `key=value`), judged."""
-    api = docker_client().api
+def survey(only: str | None = None, client: Any = None, url: str | None = None) -> list[tuple[dict[str, Any], OwnerLiveness]]:
+    """Every websandbox container on the engine (`only`: that also carry this label, `key` or `key=value`), judged.
+
+    `client`, `url`: an engine other than DOCKER_HOST's (Podman's), and its address.
+    """
+    api = (client or docker_client()).api
     found = api.containers(all=True, filters={"label": [LABEL, only] if only else LABEL})
-    return [(c, owner_liveness_here(c.get("Labels") or {})) for c in found]
+    return [(c, owner_liveness_here(c.get("Labels") or {}, url)) for c in found]
 
 
 def leaked_containers() -> list[dict[str, Any]]:
@@ -56,14 +59,14 @@ def leaked_containers() -> list[dict[str, Any]]:
     return [c for c, v in survey() if v.state == "gone"]
 
 
-def run_containers(run_id: str) -> list[dict[str, Any]]:
+def run_containers(run_id: str, client: Any = None) -> list[dict[str, Any]]:
     """Every container of run `run_id`, in any state."""
-    return docker_client().api.containers(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+    return (client or docker_client()).api.containers(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
 
 
-def remove(containers: list[dict[str, Any]]) -> list[str]:
+def remove(containers: list[dict[str, Any]], client: Any = None) -> list[str]:
     """Remove the given containers (in parallel); returns the short ids of those removed."""
-    api = docker_client().api
+    api = (client or docker_client()).api
 
     def one(c: dict[str, Any]) -> str | None:
         try:
@@ -82,16 +85,16 @@ def remove(containers: list[dict[str, Any]]) -> list[str]:
         return [cid for cid in pool.map(one, containers) if cid]
 
 
-def settle_run(run_id: str, wait: float = 10.0) -> list[str]:
+def settle_run(run_id: str, wait: float = 10.0, client: Any = None) -> list[str]:
     """After a run's processes are gone: wait up to `wait` s for its containers to end, remove the rest.
 
     Returns the short ids of the containers that were still there after the wait, that is,
     the ones the run would have left behind.
     """
     deadline = time.monotonic() + wait
-    while (left := run_containers(run_id)) and time.monotonic() < deadline:
+    while (left := run_containers(run_id, client)) and time.monotonic() < deadline:
         time.sleep(0.25)
-    return remove(left)
+    return remove(left, client)
 
 
 @dataclass
@@ -113,21 +116,24 @@ class GcReport:
         return text
 
 
-def collect(all_owners: bool = False, other_hosts: bool = False, only: str | None = None) -> GcReport:
+def collect(
+    all_owners: bool = False, other_hosts: bool = False, only: str | None = None, client: Any = None, url: str | None = None
+) -> GcReport:
     """Remove containers whose owner is gone (and, when asked, those owned on other machines, or all).
 
-    `only`: consider only containers that also carry this label (`key` or `key=value`).
+    `only`: consider only containers that also carry this label (`key` or `key=value`);
+    `client`, `url`: an engine other than DOCKER_HOST's (Podman's), and its address.
     """
     report = GcReport()
     victims = []
-    for c, v in survey(only):
+    for c, v in survey(only, client, url):
         if all_owners or v.state == "gone" or (other_hosts and v.state in ("elsewhere", "unknown")):
             victims.append(c)
         elif v.state == "elsewhere":
             report.left_elsewhere[(c.get("Labels") or {}).get(LABEL_HOST, "")] += 1
         elif v.state == "unknown":
             report.left_unknown += 1
-    report.removed = remove(victims)
+    report.removed = remove(victims, client)
     return report
 
 

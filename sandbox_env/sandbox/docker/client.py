@@ -42,6 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import docker
 import docker.errors
 
 from sandbox_env.constants import ENGINE_MESSAGE_CHARS, GRADING_CPU_SHARES, READY_TIMEOUT, SANDBOX_USER, SHORT_ID, short
@@ -51,7 +52,7 @@ from sandbox_env.sandbox.docker import cgroup, fuse, reaper
 from sandbox_env.sandbox.docker.cgroup import Files as CgroupFiles
 from sandbox_env.sandbox.docker.channel import AgentChannel, ChannelError
 from sandbox_env.sandbox.docker.diagnose import diagnose
-from sandbox_env.sandbox.docker.engine import docker_client, engine_info, engine_on_local_socket
+from sandbox_env.sandbox.docker.engine import docker_client, engine_info, engine_on_local_socket, engine_url
 from sandbox_env.sandbox.docker.events import ContainerEvents
 from sandbox_env.sandbox.docker.hardening import Grant, refuses_capability, sys_resource_grant
 from sandbox_env.sandbox.docker.host_tree import HostTrees, refuses_mount
@@ -103,16 +104,21 @@ class DockerBackend(SandboxBackend):
         max_workers: int = 64,
         max_sandboxes: int | None = None,
         budget: SandboxBudget | None = None,
+        client: docker.DockerClient | None = None,
+        url: str | None = None,
     ) -> None:
+        """`client`, `url`: an engine other than the one DOCKER_HOST names, and its address (Podman's: podman.py)."""
         super().__init__(limits)
         self._closed = False
         self.client_id = uuid.uuid4().hex[:SHORT_ID]
         self.run_id = current_run_id()
         hold_run(self.run_id)
-        self._docker = docker_client()
+        self._docker = client or docker_client()
+        self._url = url or engine_url()
+        self._own_url = url  # passed on to the reaper: None leaves it DOCKER_HOST's
         self._trees = HostTrees(self._docker)
         if budget is None:
-            engine = engine_info()
+            engine = engine_info(client)
             limit = max_sandboxes or default_max_sandboxes(
                 cores=engine.cores or None, memory_bytes=engine.memory_bytes or None, memory_mb=self.limits.memory_mb
             )
@@ -211,7 +217,7 @@ class DockerBackend(SandboxBackend):
         a sandbox consumed, nor a limit changed from outside, nor that a silent agent's own
         sandbox kept it busy: such an engine is a backend without evidence.
         """
-        if engine_on_local_socket() and cgroup.ROOT.is_dir():
+        if engine_on_local_socket(self._url) and cgroup.ROOT.is_dir():
             return Evidence(usage=True, limits_changed=True, ended_from_inside=True)
         return Evidence()
 
@@ -261,7 +267,7 @@ class DockerBackend(SandboxBackend):
         self._events.start()
         self._sampler.start()
         try:
-            reaper.spawn(os.getpid(), f"{LABEL_CLIENT}={self.client_id}")
+            reaper.spawn(os.getpid(), f"{LABEL_CLIENT}={self.client_id}", self._own_url)
         except Exception as exc:  # noqa: BLE001 - teardown, stdin_once and gc still remove containers
             logger.warning("could not start the container reaper: %s", exc)
 
@@ -269,14 +275,14 @@ class DockerBackend(SandboxBackend):
         if self._closed:
             raise SandboxError("this sandbox backend was torn down; create a new one")
         self._ensure_watchers()
-        with sys_resource_grant(self._docker) as grant:
+        with sys_resource_grant(self._docker, self._url) as grant:
             return self._create_with(image, role, slot, grant)
 
     def _create_with(self, image: str, role: str, slot: Slot, grant: Grant) -> str:
         source, mounts = self._trees.for_image(image)
         try:
             labels = labels_for(self.client_id, role, self.run_id)
-            spec = container_spec(source, self.limits, labels, role, oom_protection=grant.ask, mounts=mounts)
+            spec = self._spec(source, labels, role, oom_protection=grant.ask, mounts=mounts)
             container = self._docker.containers.create(**spec)
         except docker.errors.ImageNotFound as exc:
             if source != image:  # the id it was known by is gone: look the image up again
@@ -314,6 +320,10 @@ class DockerBackend(SandboxBackend):
             grant.granted()
         rec.server = self._server_of(container)
         return container.id
+
+    def _spec(self, image: str, labels: dict[str, str], role: str, **kwargs: Any) -> dict[str, Any]:
+        """The create arguments of one sandbox (spec.py); an engine that needs others says so by overriding this."""
+        return container_spec(image, self.limits, labels, role, **kwargs)
 
     @staticmethod
     def _server_of(container) -> fuse.Server | None:

@@ -70,12 +70,12 @@ class EngineInfo:
         return "engine-" + hashlib.sha256(self.id.encode()).hexdigest()[:16]
 
 
-@functools.lru_cache(maxsize=1)
-def engine_info() -> EngineInfo:
-    """What the engine says of itself (asked once a process)."""
-    info = docker_client().info()
+@functools.lru_cache(maxsize=4)
+def engine_info(client: docker.DockerClient | None = None) -> EngineInfo:
+    """What the engine says of itself (asked once a process); `client`: another engine's (Podman's) than DOCKER_HOST's."""
+    info = (client or docker_client()).info()
     return EngineInfo(
-        id=str(info.get("ID") or engine_url()),
+        id=str(info.get("ID") or (client.api.base_url if client else engine_url())),
         name=str(info.get("Name") or ""),
         cores=int(info.get("NCPU") or 0),
         memory_bytes=int(info.get("MemTotal") or 0),

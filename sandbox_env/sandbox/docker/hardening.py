@@ -95,13 +95,14 @@ class Grant:
 
 
 @contextlib.contextmanager
-def sys_resource_grant(client: docker.DockerClient) -> Iterator[Grant]:
+def sys_resource_grant(client: docker.DockerClient, key: str | None = None) -> Iterator[Grant]:
     """Around one container start: whether to ask `client`'s engine for SYS_RESOURCE.
 
     Until the engine has answered once, starts ask one at a time, so that concurrent
-    first sandboxes cost one refused start at most, not one each.
+    first sandboxes cost one refused start at most, not one each. `key`: the engine's
+    address (every unix socket's base URL reads `http+docker://localhost`).
     """
-    key = client.api.base_url
+    key = key or client.api.base_url
     with _KNOWN_LOCK:
         known = key in _GRANTED or key in _REFUSED
     if known:

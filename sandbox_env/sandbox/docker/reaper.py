@@ -11,7 +11,8 @@ So the first container a backend makes also starts this reaper (`python reaper.p
 OWNER_PID LABEL=VALUE`, a script that imports only the docker SDK). It detaches from its parent
 (a new session, forked once more so that it is nobody's child: killing the owner's
 process tree does not reach it), waits for the owner to end (a pidfd, or polling where
-there is none), removes every container carrying the owner's client label (again 3 and
+there is none), removes every container carrying the owner's client label (then the
+volumes carrying it: a Podman sandbox's workspace, sandbox/podman.py) (again 3 and
 10 seconds later, for a create request that was still in flight), and exits.
 When the owner tore everything down itself, the reaper finds nothing and just exits.
 """
@@ -29,10 +30,14 @@ POLL = 0.5
 PASSES = (0.0, 3.0, 10.0)  # seconds after the owner's death: a create request still in flight may land late
 
 
-def spawn(owner_pid: int, label: str) -> None:
-    """Start the reaper of the containers labelled `label` (key=value), detached from this process's tree."""
+def spawn(owner_pid: int, label: str, url: str | None = None) -> None:
+    """Start the reaper of the containers labelled `label` (key=value), detached from this process's tree.
+
+    `url`: the engine's address when it is not the one DOCKER_HOST names (Podman's socket).
+    """
     proc = subprocess.Popen(
         [sys.executable, os.path.abspath(__file__), str(owner_pid), label],
+        env={**os.environ, "DOCKER_HOST": url} if url else None,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -81,7 +86,13 @@ def reap(label: str) -> int:
             return "already in progress" in str(exc)
 
     with ThreadPoolExecutor(max_workers=8) as pool:
-        return sum(pool.map(remove, [c["Id"] for c in found]))
+        removed = sum(pool.map(remove, [c["Id"] for c in found]))
+    for volume in api.volumes(filters={"label": label}).get("Volumes") or []:  # Podman's workspaces
+        try:
+            api.remove_volume(volume["Name"], force=True)
+        except docker.errors.APIError:
+            pass
+    return removed
 
 
 def main(argv: list[str]) -> int:
