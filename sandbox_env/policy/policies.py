@@ -22,11 +22,16 @@ from sandbox_env.verify import reference_calls
 
 @dataclass
 class Step:
-    """One assistant turn: a tool call, or a final message when tool is None."""
+    """One assistant turn: a tool call, or a final message when tool is None.
+
+    `raw_arguments`: the call's arguments sent as this text instead of `args` as JSON (a script's
+    malformed call, as real models sometimes write them).
+    """
 
     tool: str | None = None
     args: dict[str, Any] = field(default_factory=dict)
     text: str = ""
+    raw_arguments: str | None = None
 
 
 def _content_text(message: dict[str, Any]) -> str:
@@ -99,6 +104,9 @@ class NullPolicy(Policy):
 class ScriptPolicy(Policy):
     """Plays a user's file: {task_id: {"calls": [{"tool": ..., "args": {...}}], "final": "...", "empty_replies": N}}.
 
+    A call may give `"raw_arguments": "<text>"` instead of `args`: the arguments sent as that text
+    exactly, valid JSON or not (how to send a malformed call).
+
     `empty_replies` (default 0): the first N times a rollout of the task asks for its first turn,
     the reply is empty (no content, no tool call), as real servers sometimes answer; verifiers
     calls such a reply invalid and its retry plays the rollout again.
@@ -122,7 +130,10 @@ class ScriptPolicy(Policy):
             for i, c in enumerate(calls):
                 if not isinstance(c, dict) or c.get("tool") not in ("bash", "execute_code"):
                     raise ValueError(f"policy script {path}: {task_id} call {i} needs tool bash or execute_code")
-                steps.append(Step(c["tool"], dict(c.get("args") or {})))
+                raw = c.get("raw_arguments")
+                if raw is not None and not isinstance(raw, str):
+                    raise ValueError(f"policy script {path}: {task_id} call {i}: raw_arguments must be a string")
+                steps.append(Step(c["tool"], dict(c.get("args") or {}), raw_arguments=raw))
             final = entry.get("final", "Done.") if isinstance(entry, dict) else "Done."
             self.script[task_id] = steps + [Step(text=final)]
             empty = entry.get("empty_replies", 0) if isinstance(entry, dict) else 0

@@ -135,6 +135,11 @@ class _Generator:
         return {"request_id": f"gen-{uuid.uuid4().hex}", "prompt_token_ids": prompt_ids, "choices": [choice]}
 
 
+def _arguments(step) -> str:
+    """A tool call's arguments as sent: the step's raw text when it gives one (malformed on purpose), else its JSON."""
+    return step.raw_arguments if step.raw_arguments is not None else json.dumps(step.args)
+
+
 def create_app(
     policy: Policy, fail_after: int | None = None, tokens: bool = False, tokenizer_dir: str | None = None
 ) -> Starlette:
@@ -169,7 +174,7 @@ def create_app(
                 {
                     "id": f"call_{uuid.uuid4().hex[:16]}",
                     "type": "function",
-                    "function": {"name": step.tool, "arguments": json.dumps(step.args)},
+                    "function": {"name": step.tool, "arguments": _arguments(step)},
                 }
             ]
             finish = "tool_calls"
