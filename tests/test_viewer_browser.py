@@ -480,3 +480,30 @@ def test_the_csv_and_jsonl_exports_hold_one_record_a_row_shown(browser, report, 
     by_task = {r["task_id"]: table_row(r) for r in load_run(FIXTURE).rollouts}
     assert [json.loads(line) for line in lines] == [by_task[t] for t in shown]
     assert console_errors(browser) == []
+
+
+def test_a_run_header_with_long_arguments_wraps_inside_the_page(browser, tmp_path):
+    """A v1 run made over many task ids: its arguments line is one long JSON text with no space, which the
+    header wraps instead of widening the page past the window."""
+    run = load_run(V1_RUNS / "reference")
+    run.meta["env_args"] = {"task_ids": [f"orm_generated_{i:04d}_with_a_long_name" for i in range(60)]}
+    open_report(browser, write_report(run, tmp_path / "long-args.html"))
+    page = browser.execute_script("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert page[0] <= page[1], f"the page is {page[0]} px wide in a {page[1]} px window"
+    args = browser.find_element("css selector", "#run-meta .made.args")
+    assert "orm_generated_0059_with_a_long_name" in args.text
+    assert console_errors(browser) == []
+
+
+def test_a_rollout_played_again_after_an_empty_reply_says_so_on_its_row_and_when_opened(browser, tmp_path):
+    run = load_run(V1_RUNS / "reference")
+    first = run.rollouts[0]
+    first["replayed_after"] = ["EmptyModelResponseError: Model returned no content and did not call any tools"]
+    open_report(browser, write_report(run, tmp_path / "replayed.html"))
+    notes = [n.text for n in css(browser, "#run-meta .note")]
+    assert any(n.startswith("1 of 6 rollouts were played again after 1 errored attempt, 1 of them an empty reply") for n in notes)
+    rows = {row.find_element("css selector", "td.task").text: row.text for row in css(browser, "tr.rollout")}
+    assert "replayed ×1" in rows[first["task_id"]] and sum("replayed" in t for t in rows.values()) == 1
+    _, detail = open_rollout(browser, first["task_id"])
+    assert "replayed after 1 errored attempt(s)" in detail.text and "EmptyModelResponseError" in detail.text
+    assert console_errors(browser) == []
