@@ -53,7 +53,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox_env.generate.dj_common import Values, create_parent, draw_subset, models_file, statuses_english
+from sandbox_env.generate.dj_common import Values, create_parent, draw_subset, models_file, statuses_english, test_module_head
 from sandbox_env.generate.dj_domain import CODES, NAMES, Domain, Template
 
 ACTIONS = ("mark", "delete")
@@ -529,20 +529,13 @@ def _min_runs(node: dict[str, Any], w: World) -> list[tuple[str, Call, bool]]:
 
 def _test_head(domain: Domain, node: dict[str, Any], w: World) -> list[str]:
     t = domain.template
-    lines = [
+    imports = [
         "import io",
         "",
         "import pytest",
         "from django.core.management import CommandError, call_command, execute_from_command_line",
-        "",
-        f"from {domain.app}.models import {t.child}, {t.parent}",
-        "",
-        "pytestmark = pytest.mark.django_db",
-        "",
-        "",
-        "@pytest.fixture",
-        "def world():",
     ]
+    lines = test_module_head(imports, [f"from {domain.app}.models import {t.child}, {t.parent}"])
     for role in ("main", "second", "off", "spare"):
         lines.append(create_parent(t, role, w.names[role], role != "off"))
     var = {w.names[r]: r for r in ("main", "second", "off", "spare")}

@@ -100,3 +100,9 @@ def draw_subset(rng: random.Random, pool: tuple[str, ...], chance: float, at_lea
         kept = [item for item in pool if rng.random() < chance]
         if len(kept) >= at_least:
             return kept
+
+
+def test_module_head(imports: list[str], app_imports: list[str]) -> list[str]:
+    """The lines every generated test module opens with: its imports, the app's, the database mark and the
+    start of the `world` fixture (whose body the kind writes)."""
+    return [*imports, "", *app_imports, "", "pytestmark = pytest.mark.django_db", "", "", "@pytest.fixture", "def world():"]

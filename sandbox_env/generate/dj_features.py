@@ -51,6 +51,7 @@ from sandbox_env.generate.dj_common import (
     models_file,
     parent_model,
     statuses_english,
+    test_module_head,
 )
 from sandbox_env.generate.dj_domain import CODES, NAMES, Domain, Template
 from sandbox_env.generate.dj_form import FormKind
@@ -255,18 +256,10 @@ and their figures in one database query. With no {t.parent_noun} at all, the res
             return "{" + ", ".join(f'"{p["name"]}": {figures(p["name"])}' for p in keep) + "}"
 
         on = [p for p in parents if p["flag"]]
-        lines = [
-            "import pytest",
-            "",
-            f"from {domain.app}.models import {t.child}, {t.parent}",
-            f"from {domain.app}.querysets import {n['class']}",
-            "",
-            "pytestmark = pytest.mark.django_db",
-            "",
-            "",
-            "@pytest.fixture",
-            "def world():",
-        ]
+        lines = test_module_head(
+            ["import pytest"],
+            [f"from {domain.app}.models import {t.child}, {t.parent}", f"from {domain.app}.querysets import {n['class']}"],
+        )
         for i, p in enumerate(parents):
             lines.append(create_parent(t, f"p{i}", p["name"], p["flag"]))
         var = {p["name"]: f"p{i}" for i, p in enumerate(parents)}
@@ -595,18 +588,14 @@ class {t.child}(models.Model):
         if "capacity" in rules:
             cases.append(("a_quantity_over_the_capacity_is_a_non_field_error", case(parent="small", qty=f"{capacity} + 1"), []))
             cases.append(("a_quantity_equal_to_the_capacity_is_accepted", case(parent="small", qty=capacity), []))
-        lines = [
-            "import pytest",
-            "from django.core.exceptions import NON_FIELD_ERRORS, ValidationError",
-            "from django.db import IntegrityError, transaction",
-            "",
-            f"from {domain.app}.models import {t.child}, {t.parent}",
-            "",
-            "pytestmark = pytest.mark.django_db",
-            "",
-            "",
-            "@pytest.fixture",
-            "def world():",
+        lines = test_module_head(
+            [
+                "import pytest",
+                "from django.core.exceptions import NON_FIELD_ERRORS, ValidationError",
+                "from django.db import IntegrityError, transaction",
+            ],
+            [f"from {domain.app}.models import {t.child}, {t.parent}"],
+        ) + [
             f'    big = {t.parent}.objects.create(name="{names[0]}", {t.capacity}={BIG_CAPACITY})',
             f'    small = {t.parent}.objects.create(name="{names[1]}", {t.capacity}={capacity})',
             '    return {"big": big, "small": small}',
@@ -850,17 +839,7 @@ urlpatterns = [
             {"parent": off["name"], "code": codes[perm[4]], "qty": qtys[4], "status": statuses[1]},
         ]
         pvar = {p["name"]: f"p{i}" for i, p in enumerate(parents)}
-        lines = [
-            "import pytest",
-            "",
-            f"from {domain.app}.models import {t.child}, {t.parent}",
-            "",
-            "pytestmark = pytest.mark.django_db",
-            "",
-            "",
-            "@pytest.fixture",
-            "def world():",
-        ]
+        lines = test_module_head(["import pytest"], [f"from {domain.app}.models import {t.child}, {t.parent}"])
         for p in parents:
             lines.append(create_parent(t, pvar[p["name"]], p["name"], p["flag"]))
         for ch in children:
@@ -1099,18 +1078,10 @@ class BudgetKind:
 
         expected = "[" + ", ".join(entry(e) for e in truth) + "]"
         fn = c["function"]
-        lines = [
-            "import pytest",
-            "",
-            f"from {domain.app}.models import {t.child}, {t.parent}",
-            f"from {domain.app}.reports import {fn}",
-            "",
-            "pytestmark = pytest.mark.django_db",
-            "",
-            "",
-            "@pytest.fixture",
-            "def world():",
-        ]
+        lines = test_module_head(
+            ["import pytest"],
+            [f"from {domain.app}.models import {t.child}, {t.parent}", f"from {domain.app}.reports import {fn}"],
+        )
         for p in parents:
             lines.append(create_parent(t, pvar[p["name"]], p["name"], p["flag"]))
         for ch in children:

@@ -39,7 +39,15 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox_env.generate.dj_common import NON_FIELD, Values, create_parent, draw_subset, models_file, statuses_english
+from sandbox_env.generate.dj_common import (
+    NON_FIELD,
+    Values,
+    create_parent,
+    draw_subset,
+    models_file,
+    statuses_english,
+    test_module_head,
+)
 from sandbox_env.generate.dj_domain import CODES, NAMES, Domain, Template
 
 # -- kind: form ----------------------------------------------------------------------------------
@@ -380,17 +388,8 @@ class {n["class"]}(forms.ModelForm):
         capacity = v.token_int(*CAPACITY_BAND)
         qty = v.token_int(*QTY_BAND, avoid={CODE_MAX})  # the spec states the code's limit: no token may equal it
         parents = {"main": {"flag": True, "capacity": capacity}, "off": {"flag": False, "capacity": capacity}}
-        lines = [
-            "import pytest",
-            "",
-            f"from {domain.app}.forms import {n['class']}",
-            f"from {domain.app}.models import {t.child}, {t.parent}",
-            "",
-            "pytestmark = pytest.mark.django_db",
-            "",
-            "",
-            "@pytest.fixture",
-            "def world():",
+        app = [f"from {domain.app}.forms import {n['class']}", f"from {domain.app}.models import {t.child}, {t.parent}"]
+        lines = test_module_head(["import pytest"], app) + [
             create_parent(t, "main", names[0], True, capacity),
             create_parent(t, "off", names[1], False, capacity),
             '    return {"main": main, "off": off}',
