@@ -299,8 +299,7 @@ def _one_per_kind(seed: int = 1) -> list[dict]:
     return out
 
 
-@pytest.mark.docker
-async def test_one_candidate_per_node_kind_is_admitted_by_execution(image):
+async def _admit_one_per_kind(image, sample: bool) -> None:
     from sandbox_env.grading.grader import Grader
     from sandbox_env.sandbox.registry import make_backend
     from sandbox_env.stages.generate_fastapi import verify_record
@@ -309,8 +308,22 @@ async def test_one_candidate_per_node_kind_is_admitted_by_execution(image):
     try:
         grader = Grader(backend, image)
         for record in _one_per_kind():
-            ok, why, measured = await verify_record(record, grader, concurrency=2)
+            ok, why, measured = await verify_record(record, grader, concurrency=2, sample=sample)
             assert ok, (record["task_id"], record["measures"]["node_kinds"], why)
             assert measured["mutants_killed"] > 0
     finally:
         backend.teardown()
+
+
+@pytest.mark.docker
+async def test_one_candidate_per_node_kind_passes_its_controls_and_kills_one_mutant_of_each_operator(image):
+    """The generator path by execution, sampled: every node kind's candidate, its reference on three draws, the
+    controls, and the first mutant of each operator (admission grades every mutant: the slow twin below, and
+    `websandbox tasks generate_fastapi` for every stored task)."""
+    await _admit_one_per_kind(image, sample=True)
+
+
+@pytest.mark.docker
+@pytest.mark.slow  # quicker sibling: the sampled test above (same candidates, one mutant of each operator)
+async def test_one_candidate_per_node_kind_is_admitted_by_execution(image):
+    await _admit_one_per_kind(image, sample=False)

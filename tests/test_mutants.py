@@ -370,3 +370,11 @@ def test_a_stale_declaration_and_an_undeclared_survivor_both_fail(tmp_path):
     assert res.equivalent == 1 and len(res.survivors) == 1
     assert any("gone" in p for p in res.problems) and not res.ok
     assert sensitivity_line({"orm": [res]}) == "sensitivity: orm 0.0% (0/1)"
+
+
+def test_one_mutant_of_each_operator_is_the_first_of_each_in_order():
+    from sandbox_env.verify.mutants import Mutant, one_per_operator
+
+    ms = [Mutant("a1", "a", ""), Mutant("b1", "b", ""), Mutant("a2", "a", ""), Mutant("c1", "c", ""), Mutant("b2", "b", "")]
+    assert [m.name for m in one_per_operator(ms)] == ["a1", "b1", "c1"]
+    assert one_per_operator([]) == []

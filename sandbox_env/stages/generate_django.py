@@ -40,11 +40,15 @@ def _prompt(record: dict[str, Any]) -> str:
     return dj_store.compile_generated_django(record).prompt
 
 
-async def verify_record(record: dict[str, Any], ctx: Any, grader: Any, sem: asyncio.Semaphore) -> tuple[bool, str, dict]:
-    """(admitted, why not, what verification recorded) for one screened candidate."""
+async def verify_record(
+    record: dict[str, Any], ctx: Any, grader: Any, sem: asyncio.Semaphore, sample: bool = False
+) -> tuple[bool, str, dict]:
+    """(admitted, why not, what verification recorded) for one screened candidate. `sample` grades one mutant of
+    each operator instead of every one: for a quick look (the default test tier), never to admit a task."""
     from sandbox_env.families import grade_final
     from sandbox_env.verify.dj_mutants import files_of, mutants_of
     from sandbox_env.verify.django import VERIFIER
+    from sandbox_env.verify.mutants import one_per_operator
 
     t0 = time.perf_counter()
     task = dj_store.compile_generated_django(record)
@@ -58,7 +62,8 @@ async def verify_record(record: dict[str, Any], ctx: Any, grader: Any, sem: asyn
         c = bad[0]
         return False, f"control {c.name} scored {c.score:.2f}: {c.detail[:300]}", recorded
     reference = record["reference"]
-    mutants = mutants_of(reference, record["deliverables"], record["measures"]["features"])
+    pool = mutants_of(reference, record["deliverables"], record["measures"]["features"])
+    mutants = one_per_operator(pool) if sample else pool
 
     async def one(m: Any) -> tuple[str, bool, str]:
         grade = None
@@ -74,8 +79,8 @@ async def verify_record(record: dict[str, Any], ctx: Any, grader: Any, sem: asyn
     survivors = [(name, why) for name, killed, why in outcomes if not killed]
     recorded.update({"mutants": len(mutants), "killed": len(mutants) - len(survivors)})
     recorded["seconds"] = round(time.perf_counter() - t0, 1)
-    if len(mutants) < MIN_MUTANTS:
-        return False, f"too few mutants ({len(mutants)} < {MIN_MUTANTS}): the suite is barely tested", recorded
+    if len(pool) < MIN_MUTANTS:
+        return False, f"too few mutants ({len(pool)} < {MIN_MUTANTS}): the suite is barely tested", recorded
     if survivors:
         name, why = survivors[0]
         return False, f"{len(survivors)} mutant(s) survive, e.g. {name} ({why[:160]})", recorded

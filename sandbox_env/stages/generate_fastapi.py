@@ -58,18 +58,23 @@ def screen(record: dict[str, Any]) -> list[str]:
     return problems
 
 
-def mutant_pool(record: dict[str, Any], row: Any) -> dict[str, tuple[Any, str]]:
-    from sandbox_env.verify.mutants import FASTAPI_OPERATORS, generate
+def mutant_pool(record: dict[str, Any], row: Any, sample: bool = False) -> dict[str, tuple[Any, str]]:
+    """Every mutant of the reference by name; `sample`: the first of each operator only (verify.mutants.one_per_operator)."""
+    from sandbox_env.verify.mutants import FASTAPI_OPERATORS, generate, one_per_operator
 
-    return {m.name: (row, m.source) for m in generate(record["reference"], FASTAPI_OPERATORS)}
+    mutants = generate(record["reference"], FASTAPI_OPERATORS)
+    return {m.name: (row, m.source) for m in (one_per_operator(mutants) if sample else mutants)}
 
 
-async def verify_record(record: dict[str, Any], grader: Any, concurrency: int) -> tuple[bool, str, dict[str, Any]]:
-    """(admitted, why not, what was measured) for one record, by execution."""
+async def verify_record(
+    record: dict[str, Any], grader: Any, concurrency: int, sample: bool = False
+) -> tuple[bool, str, dict[str, Any]]:
+    """(admitted, why not, what was measured) for one record, by execution. `sample` grades one mutant of each
+    operator instead of every one: for a quick look (the default test tier), never to admit a task."""
     from sandbox_env.verify.execution import admit
 
     row = api_store.compile_generated_fastapi(record)
-    mutants = mutant_pool(record, row)
+    mutants = mutant_pool(record, row, sample)
     ok, why, measured = await admit(row, record["reference"], [("mutant", mutants)], grader, concurrency, REFERENCE_DRAWS)
     if not ok:
         return False, why, {}

@@ -48,6 +48,13 @@ class Mutant:
     source: str
 
 
+def one_per_operator(mutants: list[Mutant]) -> list[Mutant]:
+    """The first mutant of each operator, in order: a sample that still makes every kind of mistake once
+    (what the default test tier grades; a task is admitted only when every mutant is killed)."""
+    seen: set[str] = set()
+    return [m for m in mutants if not (m.operator in seen or seen.add(m.operator))]
+
+
 @dataclass(frozen=True)
 class Context:
     """What some operators need beyond the node: the multi-valued relation names and the nullable
