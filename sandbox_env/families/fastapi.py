@@ -52,7 +52,10 @@ wrong.
 Who is at fault when no final report comes back. The driver writes framed progress notes
 ("started", "importing", "serving") on the private report channel. If the last one is
 "importing" or "serving", the app's processes could have stopped the driver or outlasted
-the limit: the submission's failure, score 0.0, no scoring_error. A driver killed by a
+the limit: the submission's failure, score 0.0, no scoring_error. Not so with exit code 0:
+the driver exits 0 only right after writing its final report (an app that exits at import
+ends only its own process, and the driver reports that), so a 0 under an earlier note is a
+report lost on its way to the host: a scoring_error. A driver killed by a
 signal there is the submission's only where the app could send it: the notes say
 `"fenced"` when every app process runs behind the signal fence (runtime/grader/process_guard.py:
 no signal of its reaches the driver or the app host), and then the signal came from the kernel or
@@ -206,23 +209,8 @@ class FastAPIFamily:
             result, report = await grader.run_program("http_driver.py", request, files, timeout=timeout)
         except ReportError as exc:
             return Grade.harness_fault(f"the HTTP driver never reached the app: {exc}")
-        stage = report.get("stage")
-        if stage != "done":
-            how = "did not finish within the grading limit" if result.timed_out else f"ended it (exit code {result.exit_code})"
-            if report.get("fenced") and not result.timed_out and result.exit_code < 0:
-                killed = f"the HTTP driver was killed by signal {-result.exit_code} at stage {stage!r}"
-                own = limits_hit(result.usage.whole() if result.usage is not None else None)
-                if own:  # the kernel killed it for what the app's processes did to the sandbox
-                    return _failed(checks, f"{killed}: {own}", imported=stage == "serving")
-                return Grade.harness_fault(
-                    f"{killed}, which the app's fenced processes cannot send: the kernel or something outside "
-                    "the sandbox killed it"
-                )
-            if stage == "importing":
-                return _failed(checks, f"importing app.py {how} before any report was made", imported=False)
-            if stage == "serving":
-                return _failed(checks, f"the app, while serving requests, {how} before any report was made", imported=True)
-            return Grade.harness_fault(f"the HTTP driver stopped at stage {stage!r} ({how})")
+        if report.get("stage") != "done":
+            return _unfinished(checks, report, result)
         if report.get("stalled"):
             st = report["stalled"]
             if st.get("blame") == "harness":
@@ -263,6 +251,38 @@ class FastAPIFamily:
 def composed_measures(meta: dict[str, Any], check_names: list[str], where: str) -> dict[str, Any]:
     """A composed task's structure, from its [composed] table (families/base.py reads it for every family)."""
     return base_composed_measures(meta, check_names, where, CheckError)
+
+
+def _unfinished(checks: list[dict[str, Any]], report: dict[str, Any], result: ExecResult) -> Grade:
+    """The grade of a driver whose last frame is a progress note: who ended it, on the evidence.
+
+    The driver ends with exit code 0 only from its final report (report_channel.send writes
+    it whole, then exits): an exit code 0 under an earlier note means the report was lost on
+    its way to the host, never the app's doing (the app imports and serves in processes of
+    its own). A signal the app's fenced processes cannot send is the kernel's or the host's
+    (limits_hit tells the kernel's for what the app did). What is left, the driver outlasting
+    its limit or ended while the app could reach it, is the app's.
+    """
+    stage = report.get("stage")
+    how = "did not finish within the grading limit" if result.timed_out else f"ended it (exit code {result.exit_code})"
+    if not result.timed_out and result.exit_code == 0:
+        return Grade.harness_fault(
+            f"the HTTP driver exited after its final report (exit code 0), but the last frame that reached the "
+            f"host says stage {stage!r}: the report was lost on its way out of the grading sandbox"
+        )
+    if report.get("fenced") and not result.timed_out and result.exit_code < 0:
+        killed = f"the HTTP driver was killed by signal {-result.exit_code} at stage {stage!r}"
+        own = limits_hit(result.usage.whole() if result.usage is not None else None)
+        if own:  # the kernel killed it for what the app's processes did to the sandbox
+            return _failed(checks, f"{killed}: {own}", imported=stage == "serving")
+        return Grade.harness_fault(
+            f"{killed}, which the app's fenced processes cannot send: the kernel or something outside the sandbox killed it"
+        )
+    if stage == "importing":
+        return _failed(checks, f"importing app.py {how} before any report was made", imported=False)
+    if stage == "serving":
+        return _failed(checks, f"the app, while serving requests, {how} before any report was made", imported=True)
+    return Grade.harness_fault(f"the HTTP driver stopped at stage {stage!r} ({how})")
 
 
 def _hosts_verdict(result: ExecResult, deadline: float) -> Verdict | None:

@@ -75,6 +75,7 @@ FIRST_SAMPLE = 0.05  # seconds into a call at which its clock takes its baseline
 # when a sample takes long on the wall clock: on a starved sandbox the agent's own CPU is
 # scarce, and its heartbeats (supervisor.Outbox) must not wait behind its sampling.
 MAX_TICK = 1.0
+DRAIN_MAX = 4 << 20  # bytes read from a pipe once its call is over: more than a pipe holds (1 MiB unprivileged)
 
 
 def _b64(data: bytes) -> str:
@@ -168,12 +169,13 @@ def _drain(proc: subprocess.Popen, stdin: bytes, limit: CallLimit, cap: int) -> 
     """Feed stdin, read both pipes up to cap bytes each; stop when the limit says the call is over.
 
     Once the main process has exited, a background child that keeps the pipes open
-    gets a short grace, then the call returns without waiting for it. The last item is
-    the limit's outcome when it ended a command still running (its group is killed), else None.
+    gets a short grace, then the call returns without waiting for it. Whatever ends the
+    call, what is already in the pipes is read (`_read_rest`). The last item is the
+    limit's outcome when it ended a command still running (its group is killed), else None.
     """
     sel = selectors.DefaultSelector()
     bufs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
-    dropped = 0
+    read = 0  # bytes read from both pipes; what the caps did not keep was dropped
     for stream in bufs:
         os.set_blocking(stream.fileno(), False)
         sel.register(stream, selectors.EVENT_READ)
@@ -209,25 +211,51 @@ def _drain(proc: subprocess.Popen, stdin: bytes, limit: CallLimit, cap: int) -> 
                     sel.unregister(stream)
                     stream.close()
                 continue
-            try:
-                chunk = os.read(stream.fileno(), 65536)
-            except BlockingIOError:
-                continue
-            if not chunk:
+            n = _read_into(stream.fileno(), bufs[stream], cap)
+            if n is None:
                 sel.unregister(stream)
-                continue
-            buf = bufs[stream]
-            room = cap - len(buf)
-            if room > 0:
-                buf.extend(chunk[:room])
-            dropped += max(0, len(chunk) - max(room, 0))
-    sel.close()
+            else:
+                read += n
     if ended is not None:
         _kill_group(proc)
+    for key in list(sel.get_map().values()):  # the last words of a program the limit overtook
+        if key.fileobj in bufs:
+            read += _read_rest(key.fileobj.fileno(), bufs[key.fileobj], cap)
+    sel.close()
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None and not stream.closed:
             stream.close()
-    return bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr]), dropped, ended
+    out, err = bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr])
+    return out, err, read - len(out) - len(err), ended
+
+
+def _read_into(fd: int, buf: bytearray, cap: int) -> int | None:
+    """One read of a pipe, kept in `buf` up to `cap` bytes: how many bytes it gave (0: none yet), None at end of file."""
+    try:
+        chunk = os.read(fd, 65536)
+    except BlockingIOError:
+        return 0
+    if not chunk:
+        return None
+    buf.extend(chunk[: max(0, cap - len(buf))])
+    return len(chunk)
+
+
+def _read_rest(fd: int, buf: bytearray, cap: int) -> int:
+    """What is left in a pipe once its call is over, kept in `buf` up to `cap`: how many bytes it gave.
+
+    A program writes its last words (a grader's report) just before it exits, and the
+    limit may pass between that exit and the agent's next read: what the program wrote
+    is still in the pipe, and it is the call's output. Reads stop when the pipe is empty
+    (a process the program left may hold it open) or after DRAIN_MAX bytes.
+    """
+    got = 0
+    while got < DRAIN_MAX:
+        n = _read_into(fd, buf, cap)
+        if not n:
+            break
+        got += n
+    return got
 
 
 def _spawn(argv: list[str], **kwargs) -> subprocess.Popen:
