@@ -58,7 +58,7 @@ session.
 Request (stdin, read by open_channel): {"sessions": [[request, ...], ...],
 "request_timeout": s, "deadline": s, "backstop": s, "app_path": "/workspace/app.py"}.
 Report: {"stage": "done", "imported", "has_app", "import_error", "sessions": [{"error",
-"responses": [{"status", "headers", "text"|"b64", "truncated", "app_calls",
+"responses": [{"status", "headers", "text"|"b64", "truncated", "over_budget", "app_calls",
 "app_status"} | {"error"}]}], "stalled", "cross_check": [...]}.
 """
 
@@ -90,6 +90,13 @@ from report_channel import grader_output_tail, open_channel  # noqa: E402
 
 RUN_DIR = "/tmp/websandbox-http"
 BODY_CAP = 256 * 1024
+# What the responses may take of the report, as JSON. The agent sends back about 15 MiB of a
+# program's output, and JSON escapes can double a report on its way: a report cut there would
+# come back unreadable, a harness fault, so an app answering with many bodies of escaped
+# characters could turn its own zero into a rescheduled grading. Past the budget a response
+# keeps its status only (`over_budget`), and the checks that read its body fail.
+REPORT_BUDGET = 6 << 20
+_report = {"spent": 0}
 MAX_LINE = 8192
 MAX_ITEMS = 100_000
 PUMP_BYTES = 1 << 20
@@ -146,7 +153,7 @@ class Lines:
     def _take(self, line: bytes) -> None:
         try:
             obj = json.loads(line) if len(line) <= MAX_LINE else None
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the parser's limit: junk, not the driver's crash
             obj = None
         if isinstance(obj, dict) and len(self.items) < MAX_ITEMS:
             self.items.append(obj)
@@ -402,6 +409,7 @@ def error_text(exc: BaseException, limit: int = 3000) -> str:
 
 
 def record(resp: httpx.Response, body: bytes) -> dict:
+    """A response as the report carries it; once the responses have spent REPORT_BUDGET, its status alone."""
     out = {
         "status": resp.status_code,
         "headers": [[k.decode("latin-1").lower(), v.decode("latin-1")] for k, v in resp.headers.raw],
@@ -412,6 +420,9 @@ def record(resp: httpx.Response, body: bytes) -> dict:
         out["text"] = body.decode("utf-8")
     except UnicodeDecodeError:
         out["b64"] = base64.b64encode(body).decode()
+    _report["spent"] += len(json.dumps(out))
+    if _report["spent"] > REPORT_BUDGET:
+        return {"status": out["status"], "headers": [], "text": "", "truncated": True, "over_budget": True}
     return out
 
 
