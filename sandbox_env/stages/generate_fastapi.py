@@ -195,6 +195,43 @@ def main_reverify(rows: list[Any], concurrency: int = 2) -> int:
     return 1 if problems else 0
 
 
+async def redraw(path: Path, concurrency: int, log=print) -> dict[str, int]:
+    """Every stored line drawn again from its seed, index and grammar: a line the generator now draws the same is
+    kept as it is; one it draws otherwise (its checks or reference changed) is verified again in full, as when it
+    was admitted, and stored as drawn now, or dropped when it no longer passes. Counts by outcome."""
+    from sandbox_env.grading.grader import Grader
+    from sandbox_env.rollout.image import ensure_image
+    from sandbox_env.sandbox.registry import make_backend
+
+    stored = api_store.read(path)
+    records, counts = {r["task_id"]: r for r in stored}, collections.Counter()
+    redrawn = [api_store.candidate_record(r["drawn"]["seed"], r["drawn"]["index"], api_store.grammar_of(r)) for r in stored]
+    changed = [new for old, new in zip(stored, redrawn, strict=True) if {k: v for k, v in old.items() if k != "verified"} != new]
+    counts["unchanged"] = len(stored) - len(changed)
+    image = await asyncio.to_thread(ensure_image)
+    backend = make_backend()
+    try:
+        grader = Grader(backend, image)
+        for record in changed:
+            t0 = time.perf_counter()
+            host = screen(record)
+            ok, why, measured = (False, host[0], {}) if host else await verify_record(record, grader, concurrency)
+            secs = time.perf_counter() - t0
+            if ok:
+                record["verified"] = {**measured, "seconds": round(secs, 1)}
+                records[record["task_id"]] = record
+                counts["verified again"] += 1
+                log(f"  {record['task_id']}: verified again, {measured['mutants_killed']} mutants killed ({secs:.0f} s)")
+            else:
+                records.pop(record["task_id"], None)
+                counts["dropped"] += 1
+                log(f"  {record['task_id']}: dropped, {why[:200]} ({secs:.0f} s)")
+            api_store.write(path, list(records.values()))
+    finally:
+        backend.teardown()
+    return dict(counts)
+
+
 def respec(path: Path) -> int:
     """Title, spec and coverage of every stored line rendered again from its tree (wording changes need no container).
 
@@ -223,9 +260,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--out", type=Path, default=api_store.GENERATED_FASTAPI_FILE)
     ap.add_argument("--respec", action="store_true", help="only re-render the stored specs from their trees (no container)")
+    ap.add_argument(
+        "--redraw", action="store_true", help="draw every stored line again; verify again (or drop) each one drawn otherwise"
+    )
     args = ap.parse_args(argv)
     if args.respec:
         return respec(args.out)
+    if args.redraw:
+        t0 = time.perf_counter()
+        counts = asyncio.run(redraw(args.out, args.concurrency))
+        print(f"redrawn {sum(counts.values())} stored lines: {counts} ({time.perf_counter() - t0:.0f} s)")
+        return 0
     t0 = time.perf_counter()
     out = asyncio.run(generate_tasks(args.seed, args.target, args.concurrency, args.out, args.limit))
     wall = time.perf_counter() - t0

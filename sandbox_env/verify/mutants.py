@@ -1083,6 +1083,37 @@ def op_set_cookie(node: ast.AST, ctx: Context) -> Iterator[Edit]:
         yield f"drop {ast.unparse(node.value)[:60]}", REMOVE
 
 
+def _returned_slice(fn: ast.AST, name: str) -> ast.expr | None:
+    """The upper bound `N` of a `return <name>[:N]` in `fn`, if it has one."""
+    for node in _preorder(fn):
+        value = node.value if isinstance(node, ast.Return) else None
+        if (
+            isinstance(value, ast.Subscript)
+            and isinstance(value.value, ast.Name)
+            and value.value.id == name
+            and isinstance(value.slice, ast.Slice)
+            and value.slice.lower is None
+            and value.slice.upper is not None
+        ):
+            return value.slice.upper
+    return None
+
+
+def op_limit_first(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A list filtered and then cut at a limit is cut first: the filter reads only the first `limit` rows."""
+    if not isinstance(node, ast.ListComp) or len(node.generators) != 1 or not node.generators[0].ifs:
+        return
+    rows = node.generators[0].iter
+    fn = ctx.parent(node)
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = ctx.parent(fn)
+    upper = _returned_slice(fn, rows.id) if fn is not None and isinstance(rows, ast.Name) else None
+    if upper is not None:
+        new = copy.deepcopy(node)
+        new.generators[0].iter = ast.Subscript(ast.Name(rows.id, ast.Load()), ast.Slice(upper=copy.deepcopy(upper)), ast.Load())
+        yield f"the limit taken before the filter ({rows.id}[:{ast.unparse(upper)}] filtered)", new
+
+
 def _literal_words(annotation: ast.AST | None) -> list[str] | None:
     """The words of a `Literal["a", "b"]` annotation (None for any other annotation)."""
     if not (isinstance(annotation, ast.Subscript) and _dotted(annotation.value).rsplit(".", 1)[-1] == "Literal"):
@@ -1283,6 +1314,7 @@ FASTAPI_OPERATORS: dict[str, Operator] = {
     "location": op_location,
     "set_cookie": op_set_cookie,
     "literal_param": op_literal_param,
+    "limit_first": op_limit_first,
 }
 DJANGO_OPERATORS: dict[str, Operator] = {
     "field_option": op_field_option,
