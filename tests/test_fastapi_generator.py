@@ -291,9 +291,10 @@ def test_a_list_cut_at_its_limit_before_its_filter_is_a_mutant_and_a_check_asks_
                 continue
             seen += 1
             (check,) = [c for c in record["checks"] if c["name"] == NAMES["list_filter"]]
-            last = check["steps"][-1]["request"]  # the query as [name, value] pairs
-            assert last["method"] == "GET" and ["limit", "1"] in last["query"]
-            assert len([pair for pair in last["query"] if pair[0] != "limit"]) == 1
+            asks = [s["request"] for s in check["steps"] if s["request"]["method"] == "GET"]  # queries: [name, value] pairs
+            one = [q for q in asks if ["limit", "1"] in q["query"] and len(q["query"]) == 2]
+            assert one and one[0]["query"][0][1] != "abcdef", check  # a drawn name, at limit 1
+            assert asks[-1]["query"] == [[one[0]["query"][0][0], "abcdef"]]  # then the case twin of a stored text
     assert seen >= 5
 
 

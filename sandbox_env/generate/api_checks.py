@@ -311,6 +311,12 @@ def _short_text(n: int) -> str:
     return "".join(string.ascii_lowercase[i % 26] for i in range(n))
 
 
+def list_case_steps(req: Any, post: str, body: dict[str, Any], name_key: str) -> list[dict[str, Any]]:
+    """A record whose text is one of the case pair, then a filter by the other: the exact filter lists nothing."""
+    upper, lower = case_pair()
+    return [req("POST", post, {**body, name_key: upper}), req("GET", post, query={name_key: [lower]})]
+
+
 def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(checks in the check language, normalised; their [[vary]] declarations) for one tree."""
     t = tree
@@ -422,6 +428,7 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
                 req("GET", post, query={"limit": over_limit}),
                 req("POST", post, body(0)),
                 req("GET", post, query={"limit": lim["max"]}),
+                req("GET", post, query={"limit": lim["max"] + 1}),  # the edge past the maximum: a drawn one may miss it
             ],
         )
         made = [req("POST", post, body(i)) for i in range(3)]
@@ -434,6 +441,9 @@ def build_checks(tree: dict[str, Any], rng: random.Random) -> tuple[list[dict[st
                 req("GET", post, query={text["name"]: [names[4]]}),
                 # the one match is not first in either order: a limit taken before the filter loses it
                 req("GET", post, query={text["name"]: [names[1]], "limit": 1}),
+                # "equals exactly": a text differing only in letter case matches nothing (a fixed pair, as for
+                # conflict_case: a drawn token would be redrawn in one case shape only)
+                *list_case_steps(req, post, body(3), text["name"]),
             ],
         )
     if "patch_partial" in ops:

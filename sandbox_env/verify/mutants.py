@@ -1055,6 +1055,20 @@ def op_case(node: ast.AST, ctx: Context) -> Iterator[Edit]:
             yield "== made case-blind", ast.Compare(_lowered(left), [ast.Eq()], [_lowered(right)])
 
 
+def op_filter_case(node: ast.AST, ctx: Context) -> Iterator[Edit]:
+    """A filter keeping the stored values that equal one of the sent ones, made case-blind:
+    `r["t"] in sent` -> `r["t"].lower() in [v.lower() for v in sent]`."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In)):
+        return
+    left, right = node.left, node.comparators[0]
+    if isinstance(left, ast.Subscript) and isinstance(right, ast.Name):
+        each = ast.ListComp(
+            _lowered(ast.Name("v", ast.Load())),
+            [ast.comprehension(ast.Name("v", ast.Store()), ast.Name(right.id, ast.Load()), [], 0)],
+        )
+        yield f"in {right.id} made case-blind", ast.Compare(_lowered(left), [ast.In()], [each])
+
+
 def _is_location(target: ast.AST) -> bool:
     """`<x>.headers["Location"]` (any letter case)."""
     return (
@@ -1315,6 +1329,7 @@ FASTAPI_OPERATORS: dict[str, Operator] = {
     "set_cookie": op_set_cookie,
     "literal_param": op_literal_param,
     "limit_first": op_limit_first,
+    "filter_case": op_filter_case,
 }
 DJANGO_OPERATORS: dict[str, Operator] = {
     "field_option": op_field_option,
