@@ -406,7 +406,7 @@ async def test_one_candidate_of_every_kind_is_admitted_by_execution(backend, ima
 
 
 async def _admit_one_of_every_kind(backend, image, sample: bool) -> None:
-    from sandbox_env.grading.grader import Grader
+    from sandbox_env.grading.reused import ReusedSandboxGrader
     from sandbox_env.stages.generate_django import verify_record
     from sandbox_env.verify.base import VerifyContext
 
@@ -414,8 +414,11 @@ async def _admit_one_of_every_kind(backend, image, sample: bool) -> None:
     records += [candidate(1, 3, grammar=2), candidate(1, 4)]
     assert [r["node"]["kind"] for r in records] == [*KIND_ORDERS[1], "budget", "form", "command"]
     sem = asyncio.Semaphore(3)
-    ctx, grader = VerifyContext(backend, image), Grader(backend, image)
-    results = await asyncio.gather(*(verify_record(r, ctx, grader, sem, sample=sample) for r in records))
+    ctx, grader = VerifyContext(backend, image), ReusedSandboxGrader(backend, image)  # as the stage grades mutants
+    try:
+        results = await asyncio.gather(*(verify_record(r, ctx, grader, sem, sample=sample) for r in records))
+    finally:
+        await grader.stop()
     for record, (ok, why, recorded) in zip(records, results, strict=True):
         assert ok, (record["task_id"], why)
         assert recorded["killed"] == recorded["mutants"] >= (1 if sample else 3)

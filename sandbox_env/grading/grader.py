@@ -118,14 +118,8 @@ class Grader:
             await sb.write_files(grader_files())
             return await sb.spawn(argv)
 
-        if self.prewarm > 0:
-            pool = self._pools.get(program)
-            if pool is None:
-                pool = self._pools[program] = self.backend.warm_pool(self.image, self.prewarm, prepare=start, role="grader")
-            sid, handle = await pool.acquire_prepared()
-        else:
-            sid = await self.backend.acquire(self.image, role="grader")
-            handle = None
+        sid, handle = await self._take_sandbox(program, start)
+        result: ExecResult | None = None
         try:
             sb = Sandbox(self.backend, sid)
             if handle is None:
@@ -147,10 +141,23 @@ class Grader:
             result.usage = trace
             result.report_nonce = nonce
         finally:
-            self.backend.delete_later(sid)  # the report is in hand: removal need not delay the grade
+            await self._give_back(sid, result)
         if result.starved is not None:
             _judge_backstop(result, f"the grading ({program}, {limit:g} s)", limit)
         return result, read_report(result, nonce)
+
+    async def _take_sandbox(self, program: str, start: Any) -> tuple[str, int | None]:
+        """A fresh grading sandbox, with the program already started when prewarmed (else handle None)."""
+        if self.prewarm > 0:
+            pool = self._pools.get(program)
+            if pool is None:
+                pool = self._pools[program] = self.backend.warm_pool(self.image, self.prewarm, prepare=start, role="grader")
+            return await pool.acquire_prepared()
+        return await self.backend.acquire(self.image, role="grader"), None
+
+    async def _give_back(self, sid: str, result: ExecResult | None) -> None:
+        """A grading is over (`result` None: it failed before one came back): its sandbox is removed."""
+        self.backend.delete_later(sid)  # the report is in hand: removal need not delay the grade
 
     async def _trace(self, sid: str, trace: UsageTrace) -> None:
         while True:

@@ -103,7 +103,7 @@ async def generate(
     log=print,
 ) -> dict[str, Any]:
     """Verify candidates from `start` until `target` new tasks are stored or `max_candidates` were drawn."""
-    from sandbox_env.grading.grader import Grader
+    from sandbox_env.grading.reused import ReusedSandboxGrader
     from sandbox_env.rollout.image import ensure_image
     from sandbox_env.sandbox.registry import make_backend
     from sandbox_env.verify.base import VerifyContext
@@ -112,7 +112,7 @@ async def generate(
     prompts = {_prompt(r) for r in stored.values()}  # a twin prompt (other hidden data, one question) is a duplicate
     image = await asyncio.to_thread(ensure_image)
     backend = make_backend()
-    ctx, grader = VerifyContext(backend, image), Grader(backend, image)
+    ctx, grader = VerifyContext(backend, image), ReusedSandboxGrader(backend, image)  # the mutants' gradings
     sem = asyncio.Semaphore(concurrency)
     stats: dict[str, Any] = {"drawn": 0, "screened_out": 0, "duplicates": 0, "admitted": 0, "dropped": Counter()}
     verify_seconds: list[float] = []
@@ -161,6 +161,7 @@ async def generate(
                     stats["dropped"][_reason_key(why)] += 1
                     log(f"  dropped {record['task_id']} (#{record['index']}): {why}")
     finally:
+        await grader.stop()
         backend.teardown()
     wall = time.perf_counter() - t_start
     stats.update(next_index=index, wall_seconds=wall, verify_seconds=verify_seconds, stored=len(stored))
