@@ -18,7 +18,8 @@ docs/architecture.md ("Import rules") states them; this test reads every module 
   SDK: everything above asks the registry for a backend and its tools by name;
 - the installed package imports nothing from the checkout's root (tests, bench,
   build_tasks, environments);
-- no two modules import each other, directly or through others (no cycle).
+- no two modules import each other, directly or through others (no cycle);
+- only verification (verify/, stages/) imports the graders that let deliverables share a sandbox.
 """
 
 from __future__ import annotations
@@ -246,3 +247,14 @@ def test_the_agents_operations_are_named_only_in_their_one_module():
     assert [p.relative_to(PACKAGE).as_posix() for p in host] == []
     assert served.findall(agent.read_text()) == []
     assert "import ops" in agent.read_text()
+
+
+SHARED_SANDBOX_GRADING = {"sandbox_env.grading.reused", "sandbox_env.verify.batched"}
+MAY_SHARE_A_GRADING_SANDBOX = {"verify", "stages"}  # verification of the project's own deliverables
+
+
+def test_only_verification_grades_in_a_shared_sandbox():
+    """A rollout's deliverable is graded alone in a fresh sandbox: no path a rollout takes reaches the
+    graders that let several deliverables share one (grading/reused.py, verify/batched.py)."""
+    users = {name for name, found in IMPORTS.items() if name not in SHARED_SANDBOX_GRADING and found & SHARED_SANDBOX_GRADING}
+    assert users and all(_part(name) in MAY_SHARE_A_GRADING_SANDBOX for name in users), sorted(users)

@@ -81,6 +81,7 @@ is tampering, whatever stage the run had reached.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -184,68 +185,90 @@ class FastAPIFamily:
 
     async def grade(self, final: dict[str, Any], task: TaskRow, grader: Grader) -> Grade:
         files = {p: s for p, s in (final.get("files") or {}).items() if s is not None}
-        rng = random.SystemRandom()
-        # this grading's values for the task's [[vary]] tokens: no fixed answer key to replay
-        checks, _ = drawn_checks(task.grading, task.prompt, rng)
+        plan = plan_grading(task, grader.timeout)
         if APP_PATH not in files:
-            return _failed(checks, "/workspace/app.py does not exist", imported=False)
-        openapi_url = task.grading.get("openapi_url", "/openapi.json")
-        canaries = make_canaries(rng, openapi_url, task.grading.get("catch_all", False))
-        layout = lay_out(checks, len(canaries), rng)
-
-        def request_of(tag: tuple[str, int, int]) -> dict[str, Any]:
-            kind, a, b = tag
-            return canaries[a]["request"] if kind == "canary" else checks[a]["steps"][b]["request"]
-
-        timeout = grader.timeout
-        deadline = max(3.0, timeout - max(10.0, 0.25 * timeout))  # of active time: room to report before the run's limit
-        request = {
-            "sessions": [[request_of(t) for t in session] for session in layout],
-            "request_timeout": task.grading.get("request_timeout", REQUEST_TIMEOUT),
-            "deadline": deadline,
-            "backstop": GRADING_BACKSTOP_FACTOR * deadline,
-        }
+            return _failed(plan.checks, "/workspace/app.py does not exist", imported=False)
         try:
-            result, report = await grader.run_program("http_driver.py", request, files, timeout=timeout)
+            result, report = await grader.run_program("http_driver.py", plan.request, files, timeout=grader.timeout)
         except ReportError as exc:
             return Grade.harness_fault(f"the HTTP driver never reached the app: {exc}")
-        if report.get("stage") != "done":
-            return _unfinished(checks, report, result)
-        if report.get("stalled"):
-            st = report["stalled"]
-            if st.get("blame") == "harness":
-                said = (
-                    f"the run passed its {st.get('backstop', 0):g} s wall-clock backstop at {st.get('what')} "
-                    f"while the app had been active for only {st.get('active', 0):g} s of its {st.get('limit'):g} s "
-                    "by the driver's clock"
-                )
-                verdict = _hosts_verdict(result, float(st.get("limit") or 0))
-                if verdict is not None and verdict.submission:
-                    return _failed(
-                        checks,
-                        f"{said}, but the host's measure of the grading sandbox says it was not starved: {verdict.why}",
-                        imported=bool(report.get("imported")),
-                    )
-                why = verdict.why if verdict is not None else "the sandbox's CPU use could not be measured"
-                return Grade.harness_fault(f"{said}: the container was starved of CPU ({why})")
-            return _failed(
-                checks,
-                f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
-                imported=bool(report.get("imported")),
+        return judge_report(plan, task, report, result)
+
+
+@dataclass
+class GradingPlan:
+    """What one grading sends, drawn on the host: the checks with their drawn values, the canaries, their layout."""
+
+    checks: list[dict[str, Any]]
+    canaries: list[dict[str, Any]]
+    layout: list[list[tuple[str, int, int]]]
+    openapi_url: str
+    request: dict[str, Any]  # the HTTP driver's request (sessions, limits)
+
+
+def plan_grading(task: TaskRow, timeout: float) -> GradingPlan:
+    """One grading's draws: this grading's values for the task's [[vary]] tokens (no fixed answer key to
+    replay), canaries made up now, and a random layout of both into sessions."""
+    rng = random.SystemRandom()
+    checks, _ = drawn_checks(task.grading, task.prompt, rng)
+    openapi_url = task.grading.get("openapi_url", "/openapi.json")
+    canaries = make_canaries(rng, openapi_url, task.grading.get("catch_all", False))
+    layout = lay_out(checks, len(canaries), rng)
+
+    def request_of(tag: tuple[str, int, int]) -> dict[str, Any]:
+        kind, a, b = tag
+        return canaries[a]["request"] if kind == "canary" else checks[a]["steps"][b]["request"]
+
+    deadline = max(3.0, timeout - max(10.0, 0.25 * timeout))  # of active time: room to report before the run's limit
+    request = {
+        "sessions": [[request_of(t) for t in session] for session in layout],
+        "request_timeout": task.grading.get("request_timeout", REQUEST_TIMEOUT),
+        "deadline": deadline,
+        "backstop": GRADING_BACKSTOP_FACTOR * deadline,
+    }
+    return GradingPlan(checks, canaries, layout, openapi_url, request)
+
+
+def judge_report(plan: GradingPlan, task: TaskRow, report: dict[str, Any], result: ExecResult) -> Grade:
+    """The grade of one driver report (`result`: the grading program's run, for the host's own evidence)."""
+    checks = plan.checks
+    if report.get("stage") != "done":
+        return _unfinished(checks, report, result)
+    if report.get("stalled"):
+        st = report["stalled"]
+        if st.get("blame") == "harness":
+            said = (
+                f"the run passed its {st.get('backstop', 0):g} s wall-clock backstop at {st.get('what')} "
+                f"while the app had been active for only {st.get('active', 0):g} s of its {st.get('limit'):g} s "
+                "by the driver's clock"
             )
-        if report.get("cross_check") and not (report.get("imported") and report.get("has_app")):
-            problems = [str(p) for p in report["cross_check"]]  # stopped before any answer: nothing else to judge
-            rows = [{"name": c["name"], "passed": False, "detail": "not run: tampered"} for c in checks]
-            metrics = {"module_imported": float(bool(report.get("imported"))), "checks_passed": 0.0, "tampered": 1.0}
-            return Grade(0.0, "tampered: " + "; ".join(problems), rows, metrics, tampered=True)
-        if not report.get("imported"):
-            error = (report.get("import_error") or "").strip()
-            last = error.splitlines()[-1] if error else "unknown error"
-            return _failed(checks, f"app.py failed to import: {last}", imported=False, detail=error)
-        if not report.get("has_app"):
-            return _failed(checks, "app.py imported, but it defines no module-level `app`", imported=True)
-        scoring = (task.grading.get("scoring", FRACTION), task.grading.get("rule_checks"))
-        return _score(checks, canaries, layout, report, openapi_url, scoring)
+            verdict = _hosts_verdict(result, float(st.get("limit") or 0))
+            if verdict is not None and verdict.submission:
+                return _failed(
+                    checks,
+                    f"{said}, but the host's measure of the grading sandbox says it was not starved: {verdict.why}",
+                    imported=bool(report.get("imported")),
+                )
+            why = verdict.why if verdict is not None else "the sandbox's CPU use could not be measured"
+            return Grade.harness_fault(f"{said}: the container was starved of CPU ({why})")
+        return _failed(
+            checks,
+            f"the run was stopped: {st.get('what')} did not finish within {st.get('limit'):g} s",
+            imported=bool(report.get("imported")),
+        )
+    if report.get("cross_check") and not (report.get("imported") and report.get("has_app")):
+        problems = [str(p) for p in report["cross_check"]]  # stopped before any answer: nothing else to judge
+        rows = [{"name": c["name"], "passed": False, "detail": "not run: tampered"} for c in checks]
+        metrics = {"module_imported": float(bool(report.get("imported"))), "checks_passed": 0.0, "tampered": 1.0}
+        return Grade(0.0, "tampered: " + "; ".join(problems), rows, metrics, tampered=True)
+    if not report.get("imported"):
+        error = (report.get("import_error") or "").strip()
+        last = error.splitlines()[-1] if error else "unknown error"
+        return _failed(checks, f"app.py failed to import: {last}", imported=False, detail=error)
+    if not report.get("has_app"):
+        return _failed(checks, "app.py imported, but it defines no module-level `app`", imported=True)
+    scoring = (task.grading.get("scoring", FRACTION), task.grading.get("rule_checks"))
+    return _score(checks, plan.canaries, plan.layout, report, plan.openapi_url, scoring)
 
 
 def composed_measures(meta: dict[str, Any], check_names: list[str], where: str) -> dict[str, Any]:

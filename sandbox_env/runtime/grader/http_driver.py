@@ -78,6 +78,7 @@ import json  # noqa: E402
 import queue  # noqa: E402
 import re  # noqa: E402
 import select  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import stat  # noqa: E402
 import subprocess  # noqa: E402
@@ -638,10 +639,10 @@ def finish() -> None:
     channel.send(state)
 
 
-def main() -> None:
-    channel.note({"stage": "importing", "fenced": FENCED})
+def run_sessions(sessions: list) -> bool:
+    """Every session of one deliverable, into `state`; False when the events pipe was tampered with."""
     try:
-        for n, steps in enumerate(request.get("sessions", [])):
+        for n, steps in enumerate(sessions):
             out: dict = {"error": None, "responses": []}
             state["sessions"].append(out)
             if not serve_session(n, steps, out):
@@ -649,7 +650,71 @@ def main() -> None:
     except Stalled as exc:
         state["stalled"] = exc.args[0]
     except Tampered:
-        pass  # cross_check() reports it
+        return False  # cross_check() reports it
+    return True
+
+
+def clear_leftovers(keep: set) -> bool:
+    """Remove what a job's app left in /workspace and /tmp, but `keep`; False when something stays."""
+    for top in ("/workspace", "/tmp"):
+        try:
+            names = os.listdir(top)
+        except OSError:
+            return False
+        for name in names:
+            path = os.path.join(top, name)
+            if path in keep:
+                continue
+            try:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                else:
+                    os.unlink(path)
+            except OSError:
+                return False
+    return True
+
+
+def run_jobs(jobs: list) -> None:
+    """Verification's batch (verify/batched.py, the project's own deliverables only): one job after another.
+
+    Each job is one deliverable with its own app path, sessions and limits, and gets a report of its
+    own, shaped as a single run's; its clock, deadline and backstop start afresh, and nothing of an
+    earlier job survives: not its processes (serve_session sweeps before every session, and after
+    each job), nor its files (everything in /workspace and /tmp but the later jobs' folders, this
+    driver's programs and its run folder is removed after each job). The report budget is the
+    run's, shared: a job past it shows `over_budget` and is graded again alone. The batch stops at
+    the first tampering (the events pipe is closed then) and at leftovers it cannot remove.
+    """
+    global REQUEST_TIMEOUT, DEADLINE, BACKSTOP, APP_PATH, _started, state
+    reports = []
+    for job in jobs:
+        REQUEST_TIMEOUT = float(job.get("request_timeout", 10))
+        DEADLINE = float(job.get("deadline", 60))
+        BACKSTOP = float(job.get("backstop", 12 * DEADLINE))
+        APP_PATH = job["app_path"]
+        _started, _run["active"] = _now(), 0.0
+        state = {"stage": "done", "imported": False, "has_app": False, "import_error": None, "sessions": []}
+        state.update(stalled=None, cross_check=[], phases=[])
+        intact = run_sessions(job["sessions"])
+        sweep(KEEP)
+        later = {os.path.dirname(j["app_path"]) for j in jobs[len(reports) + 1 :]}
+        intact = clear_leftovers(later | {RUN_DIR, HERE}) and intact
+        state["cross_check"] = cross_check()
+        state["elapsed"] = round(_now() - _started, 3)
+        state["app_active_seconds"] = round(_run["active"], 3)
+        reports.append(state)
+        if not intact:
+            break
+    state = {"stage": "done", "jobs": reports, "stalled": None, "cross_check": [], "phases": []}
+
+
+def main() -> None:
+    channel.note({"stage": "importing", "fenced": FENCED})
+    if "jobs" in request:
+        run_jobs(request["jobs"])
+    else:
+        run_sessions(request.get("sessions", []))
     finish()
 
 
