@@ -4,7 +4,7 @@ Admitting a generated fastapi task grades its reference on several draws, two co
 mutant of its reference: about 25 gradings. Graded one by one (families.grade_final), each pays a
 container's start and removal and the HTTP driver's and app host's imports of httpx, FastAPI,
 Starlette, pydantic and uvicorn: about 0.45 s of CPU of a grading's 0.55 (the app's own share, its
-import and its requests, is about 0.1 s). Here JOBS_PER_BATCH deliverables of one task share one
+import and its requests, is about 0.1 s). Here up to JOBS_PER_BATCH deliverables of one task share one
 grading sandbox and one driver run: the driver takes a list of jobs (http_driver.run_jobs), each a
 deliverable at its own path (/workspace/j<N>/app.py) with its own draws, canaries, layout and
 limits planned on the host exactly as a single grading plans them (families/fastapi.plan_grading),
@@ -92,13 +92,18 @@ async def grade_batch(task: TaskRow, sources: list[str], grader: Any) -> list[Gr
 
 
 async def grade_sources(task: TaskRow, sources: list[str], grader: Any, concurrency: int) -> list[Grade]:
-    """The grades of many sources under one task, JOBS_PER_BATCH to a batch, `concurrency` batches at once."""
+    """The grades of many sources under one task, at most JOBS_PER_BATCH to a batch, `concurrency` batches at once."""
+    if not sources:
+        return []
     sem = asyncio.Semaphore(concurrency)
 
     async def one(chunk: list[str]) -> list[Grade]:
         async with sem:
             return await grade_batch(task, chunk, grader)
 
-    chunks = [sources[at : at + JOBS_PER_BATCH] for at in range(0, len(sources), JOBS_PER_BATCH)]
+    # as even as the batches allow, so that `concurrency` batches keep as many CPUs busy to the end
+    n_batches = max(-(-len(sources) // JOBS_PER_BATCH), min(concurrency, len(sources)))
+    size = -(-len(sources) // n_batches)
+    chunks = [sources[at : at + size] for at in range(0, len(sources), size)]
     graded = await asyncio.gather(*(one(c) for c in chunks))
     return [g for chunk in graded for g in chunk]
