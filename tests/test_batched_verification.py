@@ -101,3 +101,24 @@ def test_a_job_the_driver_blamed_on_the_host_or_cut_for_size_is_graded_again_alo
     assert decidable({**done, "stalled": {"blame": "app", "kind": "step"}})
     assert not decidable({**done, "sessions": [{"responses": [{"status": 200, "over_budget": True}]}]})
     assert not decidable({**done, "stage": "serving"})
+
+
+@pytest.mark.docker
+async def test_a_kept_sandbox_gives_its_slot_back_to_a_sandbox_that_waits_for_one(image):
+    """With a budget of one sandbox, a rollout's container asked for after a kept grading still starts:
+    the idle kept sandbox is removed (grading/reused.IDLE_SECONDS) instead of holding the budget forever."""
+    from sandbox_env.grading.reused import ReusedSandboxGrader
+    from sandbox_env.sandbox.docker import DockerBackend
+
+    one = DockerBackend(max_sandboxes=1)
+    grader = ReusedSandboxGrader(one, image)
+    try:
+        row = api_store.compile_generated_fastapi(_record(0))
+        graded = await grade_final(row, {"files": {APP_PATH: _record(0)["reference"]}}, grader)
+        assert graded.score == 1.0
+        sid = await asyncio.wait_for(one.acquire(image), timeout=300)  # a deadlock would wait forever
+        await one.delete(sid)
+        assert grader.kept == 0
+    finally:
+        await grader.stop()
+        one.teardown()

@@ -10,6 +10,12 @@ in fresh processes over its own files; only the container is shared. A sandbox i
 `uses` gradings, and only after a grading that ended cleanly (a report, exit code 0, no limit and no
 backstop reached) and a cleanup that succeeded; anything else removes it, as Grader does.
 
+The container budget (sandbox/budget.py) cannot deadlock only if no holder of a slot waits for
+another: an idle kept sandbox holds a slot while a rollout or another grading may wait for one (the
+django verifier's reference rollout runs beside its gradings). So a sandbox is kept only for the next
+grading that comes within IDLE_SECONDS, which back-to-back gradings do; one left idle longer is
+removed and its slot freed, so any waiter gets a slot within IDLE_SECONDS of the last grading.
+
 Threat model: which deliverables may share a sandbox. A submission is untrusted: it could leave a
 file, a cache or a process for the next grading to find, so rollouts and `grade_final` over a
 model's work never use this class (grading/grader.Grader: one fresh sandbox per grading). The
@@ -33,6 +39,7 @@ from sandbox_env.grading.programs import GRADER_DIR
 from sandbox_env.sandbox import ExecResult, Sandbox
 
 USES = 40  # gradings per kept sandbox before it is replaced
+IDLE_SECONDS = 1.0  # a kept sandbox no grading took within this long is removed
 CLEANUP = (
     "find /workspace -mindepth 1 -maxdepth 1 -exec rm -rf {} + && "
     f"find /tmp -mindepth 1 -maxdepth 1 ! -path {GRADER_DIR} -exec rm -rf {{}} +"
@@ -72,8 +79,17 @@ class ReusedSandboxGrader(Grader):
         if clean and await self._cleaned(sid):
             async with self._lock:
                 self._idle.append((sid, used))
+            asyncio.get_running_loop().call_later(IDLE_SECONDS, self._expire, sid)
             return
         self.backend.delete_later(sid)
+
+    def _expire(self, sid: str) -> None:
+        """A kept sandbox still idle after IDLE_SECONDS gives its slot of the budget back."""
+        for entry in self._idle:
+            if entry[0] == sid:
+                self._idle.remove(entry)
+                self.backend.delete_later(sid)
+                return
 
     async def _cleaned(self, sid: str) -> bool:
         """The previous deliverable's files and the graders' scratch gone (run_program writes the programs afresh)."""
