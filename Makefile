@@ -114,7 +114,7 @@ podman: image
 	$(PODMAN_PING) || { \
 	  echo "starting podman system service on $$url (log: $$log)"; \
 	  mkdir -p "$$(dirname "$${url#unix://}")"; \
-	  setsid nohup podman system service --time=0 "$$url" >"$$log" 2>&1 </dev/null & \
+	  cd / && setsid nohup podman system service --time=0 "$$url" >"$$log" 2>&1 </dev/null & \
 	  for i in $$(seq 50); do $(PODMAN_PING) && break; sleep 0.2; done; \
 	  $(PODMAN_PING) || { echo "Podman's service did not answer on $$url: see $$log"; exit 1; }; }
 	@tag=$$($(PY) -c 'from sandbox_env.rollout.image import image_tag; print(image_tag())'); \
