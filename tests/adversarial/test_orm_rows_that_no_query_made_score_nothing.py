@@ -3,7 +3,7 @@
 The attacks, as a policy that has read this repository would make them:
 - replay: type in the expected rows of the rollout's own database (the repository holds every
   stored variant's rows, and the rollout's database can be recognised from inside);
-- look up: recognise the database by a fingerprint (a row count) and pick the matching stored rows;
+- look up: recognise the database by a fingerprint (its row counts and titles) and pick the matching stored rows;
 - detect grading: behave only on the databases it recognises (a method right on the image's
   databases only is the same class: right where it was seen, wrong on unseen rows).
 Every one of them leaves the right rows in `result`, so the row comparison passes; the cells run
@@ -46,9 +46,15 @@ async def _grade(backend, image, task: TaskRow, calls: list[dict]):
     return run
 
 
+# the database's row counts and its books' titles: the drawn variants add the same number of rows each,
+# so counts alone tell only variant 0 from the rest, and a lookup by them would hit by luck
+FINGERPRINT = (
+    "(Book.objects.count(), Sale.objects.count(), Review.objects.count(),"
+    " '|'.join(sorted(Book.objects.values_list('title', flat=True))))"
+)
 LOOKUP = """
 stored = json.loads({stored!r})
-fingerprint = (Book.objects.count(), Sale.objects.count(), Review.objects.count())
+fingerprint = {fingerprint}
 known = json.loads({fingerprints!r})
 result = [tuple(r) for r in stored[known[str(fingerprint)]]] if str(fingerprint) in known else []
 """
@@ -60,7 +66,7 @@ PROBES = 40  # rollouts an attacker spends probing at most; a variant is drawn p
 async def _fingerprints(backend, image, task: TaskRow) -> dict[str, str]:
     """Every stored variant's fingerprint, as an attacker would collect them over epochs (probing until each is seen)."""
     found: dict[str, str] = {}
-    probe = _cell("print((Book.objects.count(), Sale.objects.count(), Review.objects.count()))")
+    probe = _cell(f"print({FINGERPRINT})")
     for _ in range(PROBES):
         run = await scripted_rollout(backend, image, task, [probe])
         found[run.outputs[0].strip()] = str(run.final["fixture_variant"])
@@ -81,7 +87,8 @@ async def test_rows_typed_in_from_the_stored_rows_of_the_rollouts_own_database_s
 async def test_rows_looked_up_by_recognising_the_database_score_zero(backend, image, task_id):
     task = _task(task_id)
     fingerprints = await _fingerprints(backend, image, task)
-    code = "import json\n" + LOOKUP.format(stored=json.dumps(_stored_rows(task)), fingerprints=json.dumps(fingerprints))
+    stored = json.dumps(_stored_rows(task))
+    code = "import json\n" + LOOKUP.format(stored=stored, fingerprint=FINGERPRINT, fingerprints=json.dumps(fingerprints))
     hits = 0
     for _ in range(4):  # a rollout may land on a variant the attacker has not fingerprinted yet
         run = await _grade(backend, image, task, [_cell(code)])
@@ -93,10 +100,7 @@ async def test_rows_looked_up_by_recognising_the_database_score_zero(backend, im
 async def test_code_that_behaves_only_on_databases_it_recognises_scores_zero(backend, image):
     task = _task(GENERATED)
     fingerprints = await _fingerprints(backend, image, task)
-    gate = (
-        f"if str((Book.objects.count(), Sale.objects.count(), Review.objects.count())) not in {list(fingerprints)!r}:\n"
-        "    raise SystemExit('not a database I know')\n"
-    )
+    gate = f"if str({FINGERPRINT}) not in {list(fingerprints)!r}:\n    raise SystemExit('not a database I know')\n"
     run = await _grade(backend, image, task, [_cell(gate + task.grading["reference_cell"])])
     assert run.grade.checks[2]["passed"] and run.grade.score == 0.0, run.grade.reason
 
