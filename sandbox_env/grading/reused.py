@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from sandbox_env.constants import DEFAULTS
+from sandbox_env.constants import DEFAULTS, WORKSPACE
 from sandbox_env.grading.grader import Grader
 from sandbox_env.grading.programs import GRADER_DIR
 from sandbox_env.sandbox import ExecResult, Sandbox
@@ -41,7 +41,7 @@ from sandbox_env.sandbox import ExecResult, Sandbox
 USES = 40  # gradings per kept sandbox before it is replaced
 IDLE_SECONDS = 1.0  # a kept sandbox no grading took within this long is removed
 CLEANUP = (
-    "find /workspace -mindepth 1 -maxdepth 1 -exec rm -rf {} + && "
+    f"find {WORKSPACE} -mindepth 1 -maxdepth 1 -exec rm -rf {{}} + && "
     f"find /tmp -mindepth 1 -maxdepth 1 ! -path {GRADER_DIR} -exec rm -rf {{}} +"
 )
 

@@ -33,18 +33,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from sandbox_env.constants import WORKSPACE
 from sandbox_env.families import grade_final
 from sandbox_env.families.base import Grade, TaskRow
 from sandbox_env.families.fastapi import APP_PATH, GradingPlan, judge_report, plan_grading
-from sandbox_env.grading.grader import ReportError, recording_gradings
+from sandbox_env.grading.grader import recording_gradings
 from sandbox_env.sandbox.blame import limits_hit, outside_change
 
 JOBS_PER_BATCH = 12
-WORKSPACE = "/workspace"
-
-
-def _job_folder(index: int) -> str:
-    return f"j{index}"
 
 
 def decidable(report: dict[str, Any]) -> bool:
@@ -61,14 +57,14 @@ async def _run_batch(task: TaskRow, sources: list[str], grader: Any) -> list[Gra
     plans: list[GradingPlan] = [plan_grading(task, grader.timeout) for _ in sources]
     jobs, files = [], {}
     for i, (plan, source) in enumerate(zip(plans, sources, strict=True)):
-        folder = _job_folder(i)
+        folder = f"j{i}"  # each job's app in a folder of its own
         files[f"{folder}/{APP_PATH}"] = source
         jobs.append({**plan.request, "app_path": f"{WORKSPACE}/{folder}/{APP_PATH}"})
     undecided: list[Grade | None] = [None] * len(sources)
     with recording_gradings() as traces:
         try:
             result, report = await grader.run_program("http_driver.py", {"jobs": jobs}, files, timeout=grader.timeout * len(jobs))
-        except (ReportError, Exception):  # noqa: BLE001 - every job is graded again alone
+        except Exception:  # noqa: BLE001 - a ReportError or any failure: every job is graded again alone
             return undecided
     whole = [t.whole() for t in traces]
     if result.timed_out or result.exit_code != 0 or any(limits_hit(w) or outside_change(w) for w in whole):
